@@ -1,0 +1,1 @@
+"""Photo -> rectified grid -> cell crops -> recognised `Sheet`."""

@@ -1,0 +1,100 @@
+"""Geometry of the printed sheet, in cell units (SHEET.md).
+
+One place for every measurement of the paper: the synthesis template draws
+from it and the scanner looks for things where it says.
+
+Convention: ``(x, y)`` in cells, origin at the grid's outer top-left corner
+(the inside edge of the black frame), x to the right, y down. The grid spans
+``0 <= x, y <= 11``. Printing and cutting vary by a few percent, so the
+scanner treats every figure here other than the 11 x 11 lattice as
+approximate and searches around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GRID_CELLS = 11
+
+# Paper, measured on the reference (s = one cell).
+PAGE_WIDTH = 13.2
+PAGE_HEIGHT = 19.6
+GRID_ORIGIN_ON_PAGE = (1.23, 4.26)  # grid top-left from the page's top-left corner
+
+# The black double frame with hatched blocks, just outside the grid.
+FRAME_WIDTH = 0.22
+
+# Labels: row letters A-K left of the grid, column numbers 1-11 below it.
+ROW_LABEL_X = -0.5
+COLUMN_LABEL_Y = GRID_CELLS + 0.38
+SIDE_LABEL_XY = (GRID_CELLS - 0.25, -0.35)  # "(A)" / "(B)" above the top-right corner
+
+# Coin track: 14 coins in a band below the grid.
+COIN_COUNT = 14
+COIN_Y = GRID_CELLS + 1.43
+COIN_FIRST_X = 1.41
+COIN_SPACING = 0.713
+COIN_RADIUS = 0.2
+COIN_BAND = (1.05, COIN_Y - 0.3, 11.3, COIN_Y + 0.3)  # x0, y0, x1, y1
+REMINDER_ICON_XY = (0.3, COIN_Y)  # plus-shaped icon left of the track
+
+# Season boxes: spring AB, summer BC, fall CD, winter DA, then "=" and the total shield.
+SEASON_BOX_Y = GRID_CELLS + 2.34
+SEASON_BOX_HEIGHT = 1.15
+SEASON_BOX_COLUMN = 0.72
+SEASON_BOX_FIRST_X = -0.63
+SEASON_BOX_PITCH = 2.636
+TOTAL_SHIELD_XY = (SEASON_BOX_FIRST_X + 4 * SEASON_BOX_PITCH + 0.45, SEASON_BOX_Y + 0.55)
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned rectangle in cell units."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+
+def cell_box(row: int, col: int) -> Box:
+    """The square of cell ``(row, col)``."""
+    return Box(col, row, col + 1, row + 1)
+
+
+def coin_center(index: int) -> tuple[float, float]:
+    """Centre of coin ``index`` (0 = leftmost) of the coin track."""
+    if not 0 <= index < COIN_COUNT:
+        raise ValueError(f"coin index must be 0..{COIN_COUNT - 1}, got {index}")
+    return COIN_FIRST_X + index * COIN_SPACING, COIN_Y
+
+
+def season_box(season: int) -> Box:
+    """Outline of season box ``season`` (0 spring .. 3 winter)."""
+    if not 0 <= season < 4:
+        raise ValueError(f"season must be 0..3, got {season}")
+    x0 = SEASON_BOX_FIRST_X + season * SEASON_BOX_PITCH
+    return Box(x0, SEASON_BOX_Y, x0 + 3 * SEASON_BOX_COLUMN, SEASON_BOX_Y + SEASON_BOX_HEIGHT)
+
+
+def season_fields(season: int) -> dict[str, Box]:
+    """Where the numbers go inside a season box: two cards, coins, monsters, total."""
+    b = season_box(season)
+    c, mid = SEASON_BOX_COLUMN, b.y0 + SEASON_BOX_HEIGHT / 2
+    return {
+        "card1": Box(b.x0, b.y0, b.x0 + c, mid),
+        "card2": Box(b.x0 + c, b.y0, b.x0 + 2 * c, mid),
+        "coins": Box(b.x0, mid, b.x0 + c, b.y1),
+        "monsters": Box(b.x0 + c, mid, b.x0 + 2 * c, b.y1),
+        "total": Box(b.x0 + 2 * c, b.y0, b.x1, b.y1),
+    }
+
+
+def page_box() -> Box:
+    """The paper's outline relative to the grid origin (before torn edges)."""
+    gx, gy = GRID_ORIGIN_ON_PAGE
+    return Box(-gx, -gy, PAGE_WIDTH - gx, PAGE_HEIGHT - gy)
