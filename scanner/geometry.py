@@ -98,3 +98,29 @@ def page_box() -> Box:
     """The paper's outline relative to the grid origin (before torn edges)."""
     gx, gy = GRID_ORIGIN_ON_PAGE
     return Box(-gx, -gy, PAGE_WIDTH - gx, PAGE_HEIGHT - gy)
+
+
+# --- The canonical rectified view -------------------------------------------------
+# The scanner warps every photo to this view; the synthesis pipeline renders
+# training crops in it; the classifier reads cells cut from it. Changing these
+# numbers means re-training the cell model.
+CANON_PX_PER_CELL = 64
+CANON_EXTENT = Box(-1.25, -1.0, 12.25, 15.0)  # in cells; cell edges fall on whole pixels
+CELL_CROP_MARGIN = 0.25  # cells of context kept around each cell crop
+
+
+def canonical_size() -> tuple[int, int]:
+    """``(width, height)`` in pixels of the canonical rectified view."""
+    e = CANON_EXTENT
+    return (
+        round((e.x1 - e.x0) * CANON_PX_PER_CELL),
+        round((e.y1 - e.y0) * CANON_PX_PER_CELL),
+    )
+
+
+def to_canonical_px(x: float, y: float) -> tuple[float, float]:
+    """Cell units -> pixel coordinates (x, y) in the canonical view."""
+    return (
+        (x - CANON_EXTENT.x0) * CANON_PX_PER_CELL,
+        (y - CANON_EXTENT.y0) * CANON_PX_PER_CELL,
+    )

@@ -1,0 +1,39 @@
+"""`Sheet`: what the scanner recognised on one photo (or read from a map file).
+
+Pure data: importing this module pulls in no image or ONNX libraries, so the
+report and the rules can use it freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scoring.board import Map
+
+
+@dataclass(frozen=True)
+class Review:
+    """A cell a person should look at: its printed name, why, and the top candidates."""
+
+    space: str
+    reason: str
+    candidates: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One recognised sheet.
+
+    ``confidence`` is an 11 x 11 table of the chosen class's probability (photos
+    only); ``coins`` is None when nothing said how many coins are marked.
+    """
+
+    source: str
+    map: Map
+    coins: int | None = None
+    confidence: tuple[tuple[float, ...], ...] | None = None
+    coin_confidence: float | None = None
+    review: tuple[Review, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    orientation: int = 0  # degrees the photo was turned to read it upright
+    fit: float | None = None  # how well the detected grid fits the 11 x 11 lattice (0..1)
