@@ -1,0 +1,170 @@
+"""Decode a photo file into an upright BGR image at a working resolution.
+
+Phones write 12 MP photos, the grid needs only ~60-100 px per cell, and
+decoding is the slowest step of the scanner. JPEGs are therefore decoded
+straight at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling, ``Image.draft``),
+other formats are decoded and shrunk. EXIF orientation is applied, so row 0
+of the result is the top of the scene as the phone showed it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+from scanner.errors import ImageTooLarge, NotAnImage
+
+try:  # HEIC/HEIF from iPhones
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
+    pass
+
+MAX_PIXELS = 150_000_000  # refuse to decode more than this (decompression bombs)
+WORK_LONG_SIDE = 1000  # decode at the smallest power-of-two scale keeping this many px
+_SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture a quarter
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A decoded photo.
+
+    ``image`` is upright BGR uint8; ``scale`` is its size over the full-resolution
+    upright size (``original_size``, (width, height)), e.g. 0.25 for a 12 MP JPEG.
+    """
+
+    image: np.ndarray
+    source: str
+    scale: float
+    original_size: tuple[int, int]
+    format: str
+
+
+def load_photo(
+    source: str | Path | np.ndarray,
+    *,
+    work_long_side: int = WORK_LONG_SIDE,
+    max_pixels: int = MAX_PIXELS,
+) -> Photo:
+    """Read an image file (JPEG, PNG, WebP, TIFF, HEIC...) or take an array.
+
+    Parameters
+    ----------
+    source : path or (H, W[, C]) uint8 array
+        A file to decode, or an already decoded image (BGR, BGRA or grey).
+    work_long_side : int
+        Decode at the smallest scale 1, 1/2, 1/4 or 1/8 whose long side keeps at
+        least this many pixels.
+    max_pixels : int
+        Files declaring more pixels than this are refused before decoding.
+
+    Returns
+    -------
+    Photo
+
+    Raises
+    ------
+    NotAnImage
+        Missing, empty, unreadable, truncated or corrupt file.
+    ImageTooLarge
+        More than ``max_pixels`` pixels.
+    """
+    if work_long_side < 1:
+        raise ValueError(f"work_long_side must be positive, got {work_long_side}")
+    if isinstance(source, np.ndarray):
+        return _from_array(source)
+    path = Path(source)
+    name = str(source)
+    if not path.is_file():
+        raise NotAnImage(name, "no such file")
+    if path.stat().st_size == 0:
+        raise NotAnImage(name, "the file is empty")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                return _decode(im, name, work_long_side, max_pixels)
+    except Image.DecompressionBombError as e:
+        raise ImageTooLarge(name, f"the image is too large to decode safely ({e})") from e
+    except UnidentifiedImageError as e:
+        raise NotAnImage(name, "not an image (unrecognised or unsupported format)") from e
+    except (OSError, SyntaxError, ValueError, EOFError) as e:
+        raise NotAnImage(name, f"the image data is truncated or corrupt ({e})") from e
+
+
+def _decode(im: Image.Image, name: str, work_long_side: int, max_pixels: int) -> Photo:
+    width, height = im.size
+    if width * height > max_pixels:
+        raise ImageTooLarge(
+            name, f"{width}x{height} pixels is more than the {max_pixels:,} allowed"
+        )
+    if width == 0 or height == 0:
+        raise NotAnImage(name, "the image has no pixels")
+    fmt = im.format or "unknown"
+    orientation = im.getexif().get(0x0112, 1)
+    factor = _reduction(max(width, height), work_long_side)
+    if factor > 1 and fmt == "JPEG":
+        im.draft("RGB", (-(-width // factor), -(-height // factor)))
+    im.load()  # raises OSError on truncated data
+    if im.mode not in ("RGB", "L"):
+        im = im.convert("RGBA" if "A" in im.getbands() else "RGB")
+        if im.mode == "RGBA":
+            background = Image.new("RGBA", im.size, (255, 255, 255, 255))
+            im = Image.alpha_composite(background, im).convert("RGB")
+    arr = np.asarray(im)
+    image = cv2.cvtColor(arr, cv2.COLOR_GRAY2BGR if arr.ndim == 2 else cv2.COLOR_RGB2BGR)
+    image = upright_by_exif(image, orientation)
+    upright = (height, width) if orientation in _SWAPS_AXES else (width, height)
+    scale = image.shape[1] / upright[0]
+    if scale > 1.5 / factor:  # the decoder did not shrink it: do it here
+        size = (-(-upright[0] // factor), -(-upright[1] // factor))
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        scale = image.shape[1] / upright[0]
+    return Photo(image=image, source=name, scale=scale, original_size=upright, format=fmt)
+
+
+def upright_by_exif(image: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn/flip a decoded image as its EXIF orientation tag (1..8) says."""
+    if orientation == 2:
+        return cv2.flip(image, 1)
+    if orientation == 3:
+        return cv2.rotate(image, cv2.ROTATE_180)
+    if orientation == 4:
+        return cv2.flip(image, 0)
+    if orientation == 5:
+        return np.ascontiguousarray(image.swapaxes(0, 1))
+    if orientation == 6:
+        return cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    if orientation == 7:
+        return cv2.rotate(np.ascontiguousarray(image.swapaxes(0, 1)), cv2.ROTATE_180)
+    if orientation == 8:
+        return cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    return image
+
+
+def _reduction(long_side: int, work_long_side: int) -> int:
+    factor = 1
+    while factor < 8 and long_side / (factor * 2) >= work_long_side:
+        factor *= 2
+    return factor
+
+
+def _from_array(arr: np.ndarray) -> Photo:
+    if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or arr.size == 0:
+        raise NotAnImage("<array>", f"expected a uint8 image array, got {arr.dtype} {arr.shape}")
+    if arr.ndim == 2:
+        image = cv2.cvtColor(arr, cv2.COLOR_GRAY2BGR)
+    elif arr.shape[2] == 4:
+        image = cv2.cvtColor(arr, cv2.COLOR_BGRA2BGR)
+    elif arr.shape[2] == 3:
+        image = arr
+    else:
+        raise NotAnImage("<array>", f"expected 1, 3 or 4 channels, got {arr.shape[2]}")
+    h, w = image.shape[:2]
+    return Photo(image=image, source="<array>", scale=1.0, original_size=(w, h), format="array")

@@ -1,0 +1,171 @@
+"""Loading photos: formats, EXIF orientation, reduced decoding, bad files."""
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from scanner.errors import ImageTooLarge, NotAnImage
+from scanner.load import load_photo
+
+
+def _marked_rgb(width=90, height=60) -> Image.Image:
+    """An asymmetric picture: red block at the top-left, blue at the bottom-right."""
+    arr = np.full((height, width, 3), 200, np.uint8)
+    arr[: height // 3, : width // 3] = (255, 0, 0)
+    arr[-height // 3 :, -width // 3 :] = (0, 0, 255)
+    return Image.fromarray(arr)
+
+
+def _save_with_orientation(path, im: Image.Image, orientation: int) -> None:
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    im.save(path, quality=95, exif=exif.tobytes())
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_is_applied_like_pillow_does(tmp_path, orientation):
+    path = tmp_path / f"o{orientation}.jpg"
+    _save_with_orientation(path, _marked_rgb(), orientation)
+    with Image.open(path) as im:
+        expected = np.asarray(ImageOps.exif_transpose(im).convert("RGB"))[:, :, ::-1]
+    photo = load_photo(path)
+    assert photo.image.shape == expected.shape
+    assert np.abs(photo.image.astype(int) - expected).max() < 40
+    assert photo.original_size == (expected.shape[1], expected.shape[0])
+
+
+def test_portrait_photo_stored_landscape_comes_out_portrait(tmp_path):
+    path = tmp_path / "portrait.jpg"
+    _save_with_orientation(path, _marked_rgb(90, 60), 6)  # stored 90 x 60, shown turned
+    photo = load_photo(path)
+    assert photo.image.shape[:2] == (90, 60)
+    # Orientation 6: the stored top-left (red) is shown at the top-right.
+    b, g, r = photo.image[5, -5]
+    assert r > 200 and b < 60
+
+
+@pytest.mark.parametrize("ext", ["png", "webp", "tiff", "bmp"])
+def test_lossless_and_other_formats_load_exactly_enough(tmp_path, ext):
+    im = _marked_rgb()
+    path = tmp_path / f"x.{ext}"
+    im.save(path, **({"lossless": True} if ext == "webp" else {}))
+    photo = load_photo(path)
+    assert np.array_equal(photo.image[:, :, ::-1], np.asarray(im))
+    assert photo.scale == 1.0
+
+
+def test_heic_loads(tmp_path):
+    import pillow_heif
+
+    im = _marked_rgb(128, 96)
+    path = tmp_path / "x.heic"
+    pillow_heif.from_pillow(im).save(path, quality=95)
+    photo = load_photo(path)
+    assert photo.image.shape == (96, 128, 3)
+    b, g, r = photo.image[10, 10]
+    assert r > 180 and g < 80 and b < 80
+    assert photo.format.upper().startswith("HEI") or photo.format.upper() == "AVIF"
+
+
+def test_grey_and_palette_images_become_bgr(tmp_path):
+    grey = tmp_path / "g.png"
+    Image.fromarray(np.full((20, 30), 77, np.uint8)).save(grey)
+    assert load_photo(grey).image.shape == (20, 30, 3)
+    pal = tmp_path / "p.png"
+    _marked_rgb().convert("P").save(pal)
+    assert load_photo(pal).image.shape == (60, 90, 3)
+
+
+def test_big_jpeg_is_decoded_at_reduced_scale(tmp_path):
+    path = tmp_path / "big.jpg"
+    _marked_rgb(4032, 3024).save(path, quality=80)
+    photo = load_photo(path)
+    assert photo.image.shape == (756, 1008, 3)
+    assert photo.scale == pytest.approx(0.25)
+    assert photo.original_size == (4032, 3024)
+    b, g, r = photo.image[50, 50]
+    assert r > 200 and b < 60
+
+
+def test_big_png_is_shrunk_after_decoding(tmp_path):
+    path = tmp_path / "big.png"
+    _marked_rgb(2400, 1600).save(path)
+    photo = load_photo(path)
+    assert photo.image.shape == (800, 1200, 3)
+    assert photo.scale == pytest.approx(0.5)
+
+
+def test_small_images_are_not_shrunk(tmp_path):
+    path = tmp_path / "small.jpg"
+    _marked_rgb(1600, 1200).save(path)
+    assert load_photo(path).image.shape == (1200, 1600, 3)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(NotAnImage, match="no such file"):
+        load_photo(tmp_path / "nope.jpg")
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.jpg"
+    path.write_bytes(b"")
+    with pytest.raises(NotAnImage, match="empty") as e:
+        load_photo(path)
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_text_file_is_not_an_image(tmp_path):
+    path = tmp_path / "notes.jpg"
+    path.write_text("CARTOGRAPHER: me\n")
+    with pytest.raises(NotAnImage, match="not an image"):
+        load_photo(path)
+
+
+@pytest.mark.parametrize("ext", ["jpg", "png"])
+def test_truncated_files_are_refused(tmp_path, ext):
+    full = tmp_path / f"full.{ext}"
+    rng = np.random.default_rng(1)
+    Image.fromarray(rng.integers(0, 255, (200, 300, 3), dtype=np.uint8)).save(full)
+    data = full.read_bytes()
+    cut = tmp_path / f"cut.{ext}"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(NotAnImage, match="truncated or corrupt"):
+        load_photo(cut)
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG that declares a huge size but carries almost no data (a bomb's header)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+
+
+def test_decompression_bomb_is_refused_before_decoding(tmp_path):
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_header_only(60000, 60000))
+    with pytest.raises(ImageTooLarge, match="too large|allowed"):
+        load_photo(path)
+
+
+def test_pixel_limit_is_configurable(tmp_path):
+    path = tmp_path / "x.png"
+    _marked_rgb(300, 200).save(path)
+    with pytest.raises(ImageTooLarge, match="300x200"):
+        load_photo(path, max_pixels=50_000)
+    assert load_photo(path, max_pixels=60_000).image.shape == (200, 300, 3)
+
+
+def test_arrays_are_accepted():
+    grey = np.zeros((10, 20), np.uint8)
+    assert load_photo(grey).image.shape == (10, 20, 3)
+    bgra = np.zeros((10, 20, 4), np.uint8)
+    assert load_photo(bgra).image.shape == (10, 20, 3)
+    with pytest.raises(NotAnImage):
+        load_photo(np.zeros((10, 20), np.float32))
