@@ -1,0 +1,1 @@
+"""Training and synthesis code for the cell model, and the committed model file."""

@@ -1,0 +1,355 @@
+"""Train the cell classifier on rendered sheets and export it to ONNX.
+
+``python -m models.train [--train-sheets N] [--epochs E] [--workers W] [--out models/cells.onnx]``
+
+Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
+canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
+``scanner.normalize.balance_sheet`` shrinks and white-balances them -- the very
+functions the scanner runs. Training seeds are ``0..N-1``; validation seeds start at
+``VALIDATION_SEED`` and are never trained on. Everything is seeded, so a run is
+repeatable (up to torch's CPU kernels' float ordering).
+
+Writes the ONNX model and, beside it, ``<name>.metrics.json``: per-class precision and
+recall, the confusion matrix, accuracy per style and difficulty, measured through
+onnxruntime with :func:`scanner.classify.classify_cells` on the validation sheets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scanner.cells import cut_cells
+from scanner.normalize import CLASSES, INPUT_PX, balance_sheet, ruins_flags, to_tensor
+from scoring.layouts import LAYOUTS, SIZE
+
+VALIDATION_SEED = 1_000_000
+DIFFICULTIES = ("easy", "normal", "hard")
+DEFAULT_OUT = Path(__file__).resolve().parent / "cells.onnx"
+CACHE_DIR = Path(os.environ.get("CARTOSCORE_CACHE", "/tmp/cartoscore-cells"))
+
+
+@dataclass
+class CellSet:
+    """Balanced crops and their labels, one row per cell."""
+
+    images: np.ndarray  # (N, 48, 48, 3) uint8, BGR, white-balanced
+    labels: np.ndarray  # (N,) int64 index into CLASSES
+    ruins: np.ndarray  # (N, 1) float32
+    sheet: np.ndarray  # (N,) int32 sheet index
+    style: list[str]  # per sheet
+    difficulty: list[str]  # per sheet
+    side: list[str]  # per sheet
+
+
+def difficulty_for(seed: int) -> str:
+    """Difficulty mix of the rendered sets: 25 % easy, 45 % normal, 30 % hard."""
+    u = (seed * 2654435761 % 2**32) / 2**32
+    return "easy" if u < 0.25 else "normal" if u < 0.70 else "hard"
+
+
+def render_sheet(seed: int, difficulty: str | None = None) -> dict:
+    """One rendered sheet -> balanced crops, labels and its style (runs in workers)."""
+    from models import synth
+
+    cv2.setNumThreads(1)
+    difficulty = difficulty or difficulty_for(seed)
+    view, truth = synth.make_view(seed, difficulty)
+    layout = LAYOUTS[truth["side"]]
+    grid = truth["grid"]
+    labels = np.array([CLASSES.index(grid[r][c]) for r in range(SIZE) for c in range(SIZE)])
+    return {
+        "images": balance_sheet(cut_cells(view)),
+        "labels": labels.astype(np.int64),
+        "ruins": ruins_flags(layout),
+        "style": str(truth.get("style", "?")),
+        "difficulty": difficulty,
+        "side": str(truth["side"]),
+    }
+
+
+def build_set(seeds: list[int], workers: int, difficulty: str | None = None) -> CellSet:
+    """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            sheets = list(pool.map(render_sheet, seeds, [difficulty] * len(seeds), chunksize=4))
+    else:
+        sheets = [render_sheet(s, difficulty) for s in seeds]
+    n = len(sheets)
+    return CellSet(
+        images=np.concatenate([s["images"] for s in sheets]),
+        labels=np.concatenate([s["labels"] for s in sheets]),
+        ruins=np.concatenate([s["ruins"] for s in sheets]),
+        sheet=np.repeat(np.arange(n, dtype=np.int32), SIZE * SIZE),
+        style=[s["style"] for s in sheets],
+        difficulty=[s["difficulty"] for s in sheets],
+        side=[s["side"] for s in sheets],
+    )
+
+
+def cached_set(name: str, seeds: list[int], workers: int, difficulty: str | None = None) -> CellSet:
+    """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo)."""
+    from models import synth
+
+    tag = getattr(synth, "VERSION", "0")
+    path = CACHE_DIR / f"{name}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
+    if path.exists():
+        z = np.load(path, allow_pickle=False)
+        return CellSet(
+            z["images"],
+            z["labels"],
+            z["ruins"],
+            z["sheet"],
+            [str(v) for v in z["style"]],
+            [str(v) for v in z["diff"]],
+            [str(v) for v in z["side"]],
+        )
+    data = build_set(seeds, workers, difficulty)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    np.savez(
+        path,
+        images=data.images,
+        labels=data.labels,
+        ruins=data.ruins,
+        sheet=data.sheet,
+        style=np.array(data.style),
+        diff=np.array(data.difficulty),
+        side=np.array(data.side),
+    )
+    return data
+
+
+# --- augmentation (numpy, on balanced uint8 crops; then the shared to_tensor) -----------
+
+
+def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random shift, mirror, colour gain, lighting gradient, blur, noise, greyscale."""
+    n = len(images)
+    pad = 3
+    padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)), mode="edge")
+    out = np.empty((n, INPUT_PX, INPUT_PX, 3), np.float32)
+    dx = rng.integers(-pad, pad + 1, n)
+    dy = rng.integers(-pad, pad + 1, n)
+    for i in range(n):
+        y0, x0 = pad + dy[i], pad + dx[i]
+        out[i] = padded[i, y0 : y0 + INPUT_PX, x0 : x0 + INPUT_PX]
+    flip = rng.random(n) < 0.5
+    out[flip] = out[flip, :, ::-1]
+    blur = rng.random(n) < 0.2
+    for i in np.flatnonzero(blur):
+        out[i] = cv2.GaussianBlur(out[i], (3, 3), rng.uniform(0.4, 1.0))
+    # A white balance is never perfect: per-cell channel gains and brightness.
+    gain = rng.normal(1.0, 0.04, (n, 1, 1, 3)) * rng.uniform(0.85, 1.1, (n, 1, 1, 1))
+    # A soft shadow edge or lamp falloff across the crop.
+    ramp = np.linspace(-1, 1, INPUT_PX, dtype=np.float32)
+    angle = rng.uniform(0, 2 * math.pi, n)
+    strength = rng.uniform(0, 0.12, n) * (rng.random(n) < 0.4)
+    grad = (
+        np.cos(angle)[:, None, None] * ramp[None, None, :]
+        + np.sin(angle)[:, None, None] * ramp[None, :, None]
+    )
+    light = 1.0 + strength[:, None, None] * grad
+    out = out * gain * light[..., None]
+    grey = rng.random(n) < 0.08
+    out[grey] = out[grey].mean(axis=3, keepdims=True)
+    out += rng.uniform(0, 4, (n, 1, 1, 1)) * rng.standard_normal(out.shape).astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+# --- training -------------------------------------------------------------------------
+
+
+def _sampling_weights(data: CellSet) -> np.ndarray:
+    """Oversample ruins cells (3x) and rare classes (up to 3x), as FIELD-NOTES suggests."""
+    counts = np.bincount(data.labels, minlength=len(CLASSES)).astype(np.float64)
+    per_class = np.clip((counts.max() / np.maximum(counts, 1)) ** 0.5, 1, 3)
+    w = per_class[data.labels] * np.where(data.ruins[:, 0] > 0, 3.0, 1.0)
+    return w / w.sum()
+
+
+def train(
+    data: CellSet,
+    val: CellSet,
+    epochs: int,
+    batch: int,
+    lr: float,
+    seed: int,
+    threads: int,
+    log=print,
+):
+    """Train a :class:`models.net.CellNet`; returns the model with the best validation score."""
+    import torch
+    from torch import nn
+
+    from models.net import CellNet
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    model = CellNet()
+    steps_per_epoch = max(1, len(data.labels) // batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
+    )
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    weights = _sampling_weights(data)
+    val_x = torch.from_numpy(to_tensor(val.images))
+    val_r = torch.from_numpy(val.ruins)
+    best, best_state = -1.0, None
+    for epoch in range(epochs):
+        model.train()
+        t0 = time.perf_counter()
+        total = 0.0
+        for _ in range(steps_per_epoch):
+            idx = rng.choice(len(data.labels), batch, p=weights)
+            x = torch.from_numpy(to_tensor(augment(data.images[idx], rng)))
+            r = torch.from_numpy(data.ruins[idx])
+            y = torch.from_numpy(data.labels[idx])
+            opt.zero_grad()
+            loss = loss_fn(model(x, r), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss)
+        acc = _accuracy(model, val_x, val_r, val.labels)
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {total / steps_per_epoch:.4f}, "
+            f"validation cell accuracy {acc:.4%} ({time.perf_counter() - t0:.0f} s)"
+        )
+        if acc >= best:
+            best = acc
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+    model.load_state_dict(best_state)
+    model.eval()
+    return model
+
+
+def _accuracy(model, x, r, labels: np.ndarray) -> float:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([model(x[i : i + 1024], r[i : i + 1024]) for i in range(0, len(x), 1024)])
+    return float((pred.argmax(1).numpy() == labels).mean())
+
+
+# --- metrics through onnxruntime ------------------------------------------------------
+
+
+def evaluate_onnx(path: Path, val: CellSet) -> dict:
+    """Per-class precision/recall, confusion, per-style/difficulty accuracy of the export.
+
+    Runs the exported model the way the scanner does (onnxruntime, layout prior), on
+    the balanced crops (the crops' own normalisation already happened at render time).
+    """
+    import onnxruntime as ort
+
+    from scanner.classify import apply_layout_prior
+
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    k = len(CLASSES)
+    confusion = np.zeros((k, k), np.int64)
+    by_style: dict[str, list[int]] = {}
+    by_diff: dict[str, list[int]] = {}
+    sheets_right = 0
+    n_sheets = len(val.style)
+    for s in range(n_sheets):
+        sl = slice(s * SIZE * SIZE, (s + 1) * SIZE * SIZE)
+        x = to_tensor(val.images[sl])
+        (logits,) = sess.run(None, {"image": x, "ruins": val.ruins[sl]})
+        z = np.exp(logits - logits.max(1, keepdims=True))
+        probs = z / z.sum(1, keepdims=True)
+        pred = apply_layout_prior(probs, LAYOUTS[val.side[s]]).argmax(1)
+        truth = val.labels[sl]
+        np.add.at(confusion, (truth, pred), 1)
+        wrong = int((pred != truth).sum())
+        sheets_right += wrong == 0
+        for d, key in ((by_style, val.style[s]), (by_diff, val.difficulty[s])):
+            d.setdefault(key, [0, 0])
+            d[key][0] += SIZE * SIZE - wrong
+            d[key][1] += SIZE * SIZE
+    tp = np.diag(confusion)
+    per_class = {
+        CLASSES[i]: {
+            "precision": round(float(tp[i] / max(confusion[:, i].sum(), 1)), 5),
+            "recall": round(float(tp[i] / max(confusion[i].sum(), 1)), 5),
+            "support": int(confusion[i].sum()),
+        }
+        for i in range(k)
+    }
+    return {
+        "cells": int(confusion.sum()),
+        "sheets": n_sheets,
+        "cell_accuracy": round(float(tp.sum() / confusion.sum()), 5),
+        "sheets_all_right": round(sheets_right / max(n_sheets, 1), 4),
+        "per_class": per_class,
+        "confusion": {"classes": CLASSES, "rows_truth_cols_predicted": confusion.tolist()},
+        "per_style": {k2: round(a / b, 5) for k2, (a, b) in sorted(by_style.items())},
+        "per_difficulty": {k2: round(a / b, 5) for k2, (a, b) in sorted(by_diff.items())},
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train-sheets", type=int, default=700)
+    ap.add_argument("--val-sheets", type=int, default=120)
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2, help="torch threads")
+    ap.add_argument("--workers", type=int, default=2, help="rendering processes")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args(argv)
+
+    t0 = time.perf_counter()
+    train_seeds = list(range(args.train_sheets))
+    val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
+    data = cached_set("train", train_seeds, args.workers)
+    val = cached_set("val", val_seeds, args.workers)
+    t_data = time.perf_counter() - t0
+    print(
+        f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
+        f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
+    )
+    model = train(data, val, args.epochs, args.batch, args.lr, args.seed, args.threads)
+
+    from models.net import export_onnx
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(model, str(args.out))
+    metrics = evaluate_onnx(args.out, val)
+    metrics["training"] = {
+        "train_seeds": [0, args.train_sheets - 1],
+        "validation_seeds": [VALIDATION_SEED, VALIDATION_SEED + args.val_sheets - 1],
+        "train_cells": int(len(data.labels)),
+        "epochs": args.epochs,
+        "batch": args.batch,
+        "lr": args.lr,
+        "seed": args.seed,
+        "render_seconds": round(t_data),
+        "total_seconds": round(time.perf_counter() - t0),
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "model_bytes": args.out.stat().st_size,
+    }
+    metrics_path = args.out.with_suffix(".metrics.json")
+    metrics_path.write_text(json.dumps(metrics, indent=1) + "\n")
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and {metrics_path}")
+    print(
+        f"validation cell accuracy {metrics['cell_accuracy']:.4%}, "
+        f"sheets all right {metrics['sheets_all_right']:.1%}"
+    )
+
+
+if __name__ == "__main__":
+    main()

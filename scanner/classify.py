@@ -1,0 +1,188 @@
+"""Read the terrain of every cell with the ONNX cell model (onnxruntime only, no torch).
+
+One batched call per sheet; the session is built once per process and per thread
+count. The printed layout is a hard prior: printed mountains and wasteland are read
+as such whatever the model says, and a cell without them can never be ``^`` or ``#``.
+Cells whose top probability is low, or whose top two classes are close, are listed
+for review with their candidates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scanner.normalize import CLASSES, model_inputs
+from scanner.sheet import Review
+from scoring.layouts import SIZE, Layout, space_name
+
+#: The committed model.
+MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.onnx"
+#: Review a cell when its chosen class has less than this probability ...
+REVIEW_MIN_PROB = 0.90
+#: ... or when the runner-up is within this much of it.
+REVIEW_MIN_MARGIN = 0.5
+#: Candidates listed in a review: classes with at least this probability.
+CANDIDATE_MIN_PROB = 0.02
+
+_PRINTED = "^#"
+_threads = 1
+_sessions: dict[tuple[str, int], object] = {}
+
+
+class ModelNotFound(FileNotFoundError):
+    """The cell model file is missing (a broken install or checkout)."""
+
+
+@dataclass(frozen=True)
+class CellReading:
+    """What the classifier read on one sheet.
+
+    Attributes
+    ----------
+    grid : 11 strings of text-map symbols, row-major.
+    confidence : 11 x 11 probability of each chosen class (1.0 on printed terrain).
+    probabilities : (121, len(CLASSES)) class probabilities after the layout prior.
+    model_probabilities : (121, len(CLASSES)) the model's own probabilities.
+    review : cells a person should check.
+    printed_fit : mean probability the model itself gives the printed terrain on the
+        layout's mountain and wasteland cells (near 1 when grid and side are right).
+    """
+
+    grid: tuple[str, ...]
+    confidence: tuple[tuple[float, ...], ...]
+    probabilities: np.ndarray
+    model_probabilities: np.ndarray
+    review: tuple[Review, ...]
+    printed_fit: float
+
+
+def set_threads(n: int) -> None:
+    """Threads onnxruntime may use per call (1 by default; 0 lets onnxruntime choose)."""
+    global _threads
+    if n < 0:
+        raise ValueError(f"threads must be >= 0, got {n}")
+    _threads = n
+
+
+def _session(path: Path, threads: int):
+    key = (str(path), threads)
+    if key not in _sessions:
+        import onnxruntime as ort
+
+        if not path.is_file():
+            raise ModelNotFound(f"cell model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        _sessions[key] = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return _sessions[key]
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def predict_probabilities(
+    crops: np.ndarray, layout: Layout, model: Path | None = None, threads: int | None = None
+) -> np.ndarray:
+    """The model's class probabilities ``(121, len(CLASSES))`` for one sheet's crops."""
+    sess = _session(Path(model) if model else MODEL_PATH, _threads if threads is None else threads)
+    (logits,) = sess.run(None, model_inputs(crops, layout))
+    return _softmax(logits.astype(np.float64))
+
+
+def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
+    """Force printed terrain; forbid ``^``/``#`` elsewhere; renormalise."""
+    out = probs.copy()
+    printed_cols = [CLASSES.index(s) for s in _PRINTED]
+    for i in range(SIZE * SIZE):
+        printed = layout.printed(divmod(i, SIZE))
+        if printed is not None:
+            out[i] = 0.0
+            out[i, CLASSES.index(printed)] = 1.0
+        else:
+            out[i, printed_cols] = 0.0
+            out[i] /= max(out[i].sum(), 1e-12)
+    return out
+
+
+def review_cells(
+    probs: np.ndarray,
+    layout: Layout,
+    min_prob: float = REVIEW_MIN_PROB,
+    min_margin: float = REVIEW_MIN_MARGIN,
+) -> tuple[Review, ...]:
+    """Cells whose top probability is below ``min_prob`` or whose top two are close."""
+    out = []
+    order = np.argsort(-probs, axis=1)
+    for i in range(SIZE * SIZE):
+        space = divmod(i, SIZE)
+        if layout.printed(space) is not None:
+            continue
+        p1, p2 = probs[i, order[i, 0]], probs[i, order[i, 1]]
+        if p1 < min_prob:
+            reason = "low confidence"
+        elif p1 - p2 < min_margin:
+            reason = "close call"
+        else:
+            continue
+        candidates = {
+            CLASSES[k]: round(float(probs[i, k]), 3)
+            for k in order[i]
+            if probs[i, k] >= CANDIDATE_MIN_PROB
+        }
+        out.append(Review(space_name(space), reason, candidates))
+    return tuple(out)
+
+
+def classify_cells(
+    crops: np.ndarray,
+    layout: Layout,
+    model: Path | None = None,
+    threads: int | None = None,
+    min_prob: float = REVIEW_MIN_PROB,
+    min_margin: float = REVIEW_MIN_MARGIN,
+) -> CellReading:
+    """Read all 121 cells of one sheet.
+
+    Parameters
+    ----------
+    crops : (121, 96, 96, 3) uint8 array
+        BGR crops from :func:`scanner.cells.cut_cells`, row-major.
+    layout : the printed side, which fixes mountains, wasteland and ruins.
+    model : an ONNX model file; default the committed ``models/cells.onnx``.
+    threads : onnxruntime threads for this call; default :func:`set_threads`'s value.
+    min_prob, min_margin : review thresholds (see :func:`review_cells`).
+
+    Returns
+    -------
+    CellReading
+    """
+    raw = predict_probabilities(crops, layout, model, threads)
+    probs = apply_layout_prior(raw, layout)
+    choice = probs.argmax(axis=1)
+    grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
+    conf = probs[np.arange(SIZE * SIZE), choice]
+    confidence = tuple(
+        tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
+    )
+    fit = [
+        raw[r * SIZE + c, CLASSES.index(layout.printed((r, c)))]
+        for r in range(SIZE)
+        for c in range(SIZE)
+        if layout.printed((r, c)) is not None
+    ]
+    return CellReading(
+        grid=grid,
+        confidence=confidence,
+        probabilities=probs,
+        model_probabilities=raw,
+        review=review_cells(probs, layout, min_prob, min_margin),
+        printed_fit=float(np.mean(fit)) if fit else 1.0,
+    )

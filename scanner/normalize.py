@@ -1,0 +1,113 @@
+"""Cell crops -> the cell model's input: the one definition shared by training and inference.
+
+Pipeline for one sheet (all numpy, no torch):
+
+1. :func:`shrink` halves the ``96 x 96`` crops of :func:`scanner.cells.cut_cells` to
+   ``INPUT_PX x INPUT_PX`` by averaging 2 x 2 blocks (exactly what cutting the view
+   shrunk by two would give: every crop starts on an even pixel).
+2. :func:`paper_colour` estimates the sheet's paper colour from all its crops (the
+   light, low-saturation pixels), and :func:`white_balance` divides every channel by it
+   so the paper becomes ``PAPER_LEVEL`` grey whatever the lamp: warm light no longer
+   turns farms into villages, and colour stays *relative* to the sheet.
+3. :func:`to_tensor` turns balanced ``uint8`` crops into ``float32`` NCHW ink amounts,
+   ``1 - value / PAPER_LEVEL`` (paper 0, black ink ~1), RGB order.
+4. :func:`ruins_flags` tells the model which cells carry the printed ruins icon
+   (known from the layout), as a second input.
+
+:func:`model_inputs` chains them; training stores step 2's output and applies its
+augmentations before calling step 3, the same function inference calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.layouts import SIZE, Layout
+
+#: Side of the square image the model reads (pixels), cell + 0.25 cell margin each side.
+INPUT_PX = 48
+#: Crop side expected from ``cut_cells`` (pixels).
+CROP_PX = 2 * INPUT_PX
+#: Grey level the paper is balanced to (leaves head-room for glare and brighter paper).
+PAPER_LEVEL = 224.0
+#: Model input names in the ONNX graph.
+IMAGE_INPUT = "image"
+RUINS_INPUT = "ruins"
+
+#: Class order of the model's output (text-map symbols, RULES.md §5).
+CLASSES = ".TVFWM^#"
+
+
+def shrink(crops: np.ndarray) -> np.ndarray:
+    """Average 2 x 2 blocks: ``(N, 96, 96, 3)`` uint8 -> ``(N, 48, 48, 3)`` float32."""
+    if crops.ndim != 4 or crops.shape[1:] != (CROP_PX, CROP_PX, 3):
+        raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) crops, got {crops.shape}")
+    n = crops.shape[0]
+    blocks = crops.reshape(n, INPUT_PX, 2, INPUT_PX, 2, 3).astype(np.float32)
+    return blocks.mean(axis=(2, 4))
+
+
+def paper_colour(small: np.ndarray) -> np.ndarray:
+    """Estimated paper colour of one sheet, ``(3,)`` float32 in the crops' channel order.
+
+    Paper is what is light and nearly grey: leaving out clipped pixels (glare), among
+    the pixels whose brightness lies between the 70th and 95th percentile of the sheet,
+    keep the less saturated half and average them. Works whatever share of cells is
+    drawn, because hatching and icons leave paper between strokes and in the margins.
+    """
+    px = small.reshape(-1, 3)
+    unclipped = px[px.max(axis=1) < 250]
+    if len(unclipped) >= len(px) // 4:
+        px = unclipped
+    bright = px.mean(axis=1)
+    lo, hi = np.percentile(bright, [70, 95])
+    sel = px[(bright >= lo) & (bright <= hi)]
+    if len(sel) < 16:
+        sel = px
+    spread = sel.max(axis=1) - sel.min(axis=1)
+    sel = sel[spread <= np.median(spread)]
+    colour = sel.mean(axis=0)
+    return np.maximum(colour, 8.0).astype(np.float32)
+
+
+def white_balance(small: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """Scale each channel so ``paper`` becomes ``PAPER_LEVEL``; returns uint8."""
+    gain = PAPER_LEVEL / np.asarray(paper, np.float32)
+    out = small * gain + 0.5
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def to_tensor(balanced: np.ndarray, bgr: bool = True) -> np.ndarray:
+    """Balanced ``(N, 48, 48, 3)`` crops -> ``(N, 3, 48, 48)`` float32 ink amounts, RGB.
+
+    ``bgr`` says the crops are in OpenCV's BGR order (the scanner's and the renderer's).
+    """
+    x = balanced.astype(np.float32)
+    if bgr:
+        x = x[..., ::-1]
+    x = 1.0 - x / PAPER_LEVEL
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def ruins_flags(layout: Layout) -> np.ndarray:
+    """``(121, 1)`` float32: 1 where the layout prints a ruins icon, row-major."""
+    flags = np.zeros((SIZE * SIZE, 1), np.float32)
+    for r, c in layout.ruins:
+        flags[r * SIZE + c, 0] = 1.0
+    return flags
+
+
+def balance_sheet(crops: np.ndarray) -> np.ndarray:
+    """Steps 1-2 for one sheet's crops: shrunk and white-balanced uint8 crops."""
+    small = shrink(crops)
+    return white_balance(small, paper_colour(small))
+
+
+def model_inputs(crops: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
+    """Everything the ONNX model needs for one sheet's 121 BGR crops."""
+    if crops.shape[0] != SIZE * SIZE:
+        raise ValueError(f"expected {SIZE * SIZE} crops (one sheet), got {crops.shape[0]}")
+    return {
+        IMAGE_INPUT: to_tensor(balance_sheet(crops)),
+        RUINS_INPUT: ruins_flags(layout),
+    }

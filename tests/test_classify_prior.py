@@ -1,0 +1,59 @@
+"""The printed layout overrules the model, and doubtful cells are flagged for review."""
+
+import numpy as np
+
+from scanner.classify import apply_layout_prior, review_cells
+from scanner.normalize import CLASSES
+from scoring.layouts import SIDE_A, SIDE_B, parse_space
+
+
+def _index(name: str) -> int:
+    r, c = parse_space(name)
+    return r * 11 + c
+
+
+def _confident(symbol: str, p: float = 0.99) -> np.ndarray:
+    """Every cell says ``symbol`` with probability ``p``, the rest spread evenly."""
+    probs = np.full((121, len(CLASSES)), (1 - p) / (len(CLASSES) - 1))
+    probs[:, CLASSES.index(symbol)] = p
+    return probs
+
+
+def test_printed_mountain_is_read_as_mountain_whatever_the_model_says():
+    probs = apply_layout_prior(_confident("T"), SIDE_A)
+    assert probs[_index("B4")].argmax() == CLASSES.index("^")  # side A mountain
+    assert probs[_index("B4")].max() == 1.0
+
+
+def test_printed_wasteland_is_kept_on_side_b():
+    probs = apply_layout_prior(_confident("."), SIDE_B)
+    assert CLASSES[probs[_index("E5")].argmax()] == "#"
+
+
+def test_a_plain_cell_can_never_become_mountain_or_wasteland():
+    for symbol in "^#":
+        probs = apply_layout_prior(_confident(symbol, 0.9), SIDE_A)
+        plain = _index("A1")
+        assert CLASSES[probs[plain].argmax()] not in "^#"
+        assert probs[plain, CLASSES.index("^")] == 0 and probs[plain, CLASSES.index("#")] == 0
+        np.testing.assert_allclose(probs[plain].sum(), 1.0)
+
+
+def test_confident_cells_are_not_reviewed():
+    probs = apply_layout_prior(_confident("W"), SIDE_A)
+    assert review_cells(probs, SIDE_A) == ()
+
+
+def test_low_and_close_cells_are_reviewed_with_their_candidates():
+    probs = apply_layout_prior(_confident("."), SIDE_A)
+    low, close = _index("C4"), _index("K11")
+    probs[low] = 0
+    probs[low, CLASSES.index("T")], probs[low, CLASSES.index("V")] = 0.55, 0.45
+    probs[close] = 0
+    probs[close, CLASSES.index("F")], probs[close, CLASSES.index("V")] = 0.93, 0.07
+    reviews = {r.space: r for r in review_cells(probs, SIDE_A, min_prob=0.9, min_margin=0.9)}
+    assert set(reviews) == {"C4", "K11"}
+    assert reviews["C4"].reason == "low confidence"
+    assert reviews["C4"].candidates == {"T": 0.55, "V": 0.45}
+    assert reviews["K11"].reason == "close call"
+    assert list(reviews["K11"].candidates) == ["F", "V"]
