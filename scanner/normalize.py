@@ -20,6 +20,7 @@ augmentations before calling step 3, the same function inference calls.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from scoring.layouts import SIZE, Layout
@@ -39,12 +40,17 @@ CLASSES = ".TVFWM^#"
 
 
 def shrink(crops: np.ndarray) -> np.ndarray:
-    """Average 2 x 2 blocks: ``(N, 96, 96, 3)`` uint8 -> ``(N, 48, 48, 3)`` float32."""
+    """Average 2 x 2 blocks: ``(N, 96, 96, 3)`` -> ``(N, 48, 48, 3)`` uint8 (rounded).
+
+    One ``cv2.resize`` with ``INTER_AREA`` at exactly half size over the stacked crops:
+    an exact block mean, and no block straddles two crops (96 is even).
+    """
     if crops.ndim != 4 or crops.shape[1:] != (CROP_PX, CROP_PX, 3):
         raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) crops, got {crops.shape}")
     n = crops.shape[0]
-    blocks = crops.reshape(n, INPUT_PX, 2, INPUT_PX, 2, 3).astype(np.float32)
-    return blocks.mean(axis=(2, 4))
+    stacked = np.ascontiguousarray(crops, dtype=np.uint8).reshape(n * CROP_PX, CROP_PX, 3)
+    small = cv2.resize(stacked, (INPUT_PX, n * INPUT_PX), interpolation=cv2.INTER_AREA)
+    return small.reshape(n, INPUT_PX, INPUT_PX, 3)
 
 
 def paper_colour(small: np.ndarray) -> np.ndarray:
@@ -54,27 +60,40 @@ def paper_colour(small: np.ndarray) -> np.ndarray:
     the pixels whose brightness lies between the 70th and 95th percentile of the sheet,
     keep the less saturated half and average them. Works whatever share of cells is
     drawn, because hatching and icons leave paper between strokes and in the margins.
+    Every fifth pixel is enough and keeps this at about a millisecond per sheet.
     """
-    px = small.reshape(-1, 3)
-    unclipped = px[px.max(axis=1) < 250]
-    if len(unclipped) >= len(px) // 4:
-        px = unclipped
-    bright = px.mean(axis=1)
-    lo, hi = np.percentile(bright, [70, 95])
-    sel = px[(bright >= lo) & (bright <= hi)]
-    if len(sel) < 16:
-        sel = px
-    spread = sel.max(axis=1) - sel.min(axis=1)
-    sel = sel[spread <= np.median(spread)]
-    colour = sel.mean(axis=0)
-    return np.maximum(colour, 8.0).astype(np.float32)
+    px = np.asarray(small).reshape(-1, 3)[::5]
+    c0, c1, c2 = (px[:, i].astype(np.int16) for i in range(3))
+    top = np.maximum(np.maximum(c0, c1), c2)
+    keep = top < 250
+    if keep.sum() >= len(px) // 4:
+        c0, c1, c2, top = c0[keep], c1[keep], c2[keep], top[keep]
+    bright = c0 + c1 + c2
+    lo, hi = _quantiles(bright, 766, (0.70, 0.95))
+    sel = (bright >= lo) & (bright <= hi)
+    if sel.sum() < 16:
+        sel = np.ones_like(sel)
+    spread = (top - np.minimum(np.minimum(c0, c1), c2))[sel]
+    (mid,) = _quantiles(spread, 256, (0.5,))
+    idx = np.flatnonzero(sel)[spread <= mid]
+    colour = np.array([c[idx].mean() for c in (c0, c1, c2)], np.float32)
+    return np.maximum(colour, 8.0)
+
+
+def _quantiles(values: np.ndarray, bins: int, qs: tuple[float, ...]) -> list[int]:
+    """Quantiles of small non-negative integers by counting (much faster than sorting)."""
+    cum = np.cumsum(np.bincount(values, minlength=bins))
+    return [int(np.searchsorted(cum, q * cum[-1])) for q in qs]
 
 
 def white_balance(small: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """Scale each channel so ``paper`` becomes ``PAPER_LEVEL``; returns uint8."""
     gain = PAPER_LEVEL / np.asarray(paper, np.float32)
-    out = small * gain + 0.5
-    return np.clip(out, 0, 255).astype(np.uint8)
+    lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * gain + 0.5, 0, 255)
+    lut = lut.astype(np.uint8).reshape(256, 1, 3)
+    n = small.shape[0]
+    flat = np.ascontiguousarray(small, dtype=np.uint8).reshape(n * small.shape[1], -1, 3)
+    return cv2.LUT(flat, lut).reshape(small.shape)
 
 
 def to_tensor(balanced: np.ndarray, bgr: bool = True) -> np.ndarray:
@@ -82,11 +101,11 @@ def to_tensor(balanced: np.ndarray, bgr: bool = True) -> np.ndarray:
 
     ``bgr`` says the crops are in OpenCV's BGR order (the scanner's and the renderer's).
     """
-    x = balanced.astype(np.float32)
-    if bgr:
-        x = x[..., ::-1]
-    x = 1.0 - x / PAPER_LEVEL
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    rgb = balanced[..., ::-1] if bgr else balanced
+    x = np.ascontiguousarray(rgb.transpose(0, 3, 1, 2)).astype(np.float32)
+    x *= -1.0 / PAPER_LEVEL
+    x += 1.0
+    return x
 
 
 def ruins_flags(layout: Layout) -> np.ndarray:

@@ -1,0 +1,73 @@
+"""Time the cell classifier: one sheet of 121 cells, onnxruntime on one thread.
+
+``python benchmarks/bench_classify.py [--sheets 5] [--repeat 30] [--threads 1]``
+
+Prints per-sheet times (median and 90th percentile) for the whole
+``classify_cells`` call and its parts: input normalisation (shrink, white balance,
+tensor) and the single onnxruntime run. The target is <= 15 ms per sheet on one core.
+Session creation is timed once, apart (it happens once per process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from models import synth  # noqa: E402
+from scanner import classify  # noqa: E402
+from scanner.cells import cut_cells  # noqa: E402
+from scanner.normalize import model_inputs  # noqa: E402
+from scoring.layouts import LAYOUTS  # noqa: E402
+
+
+def _ms(times: list[float]) -> str:
+    t = np.array(times) * 1000
+    return f"median {np.median(t):6.2f} ms  p90 {np.percentile(t, 90):6.2f} ms"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sheets", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+
+    sheets = []
+    for seed in range(2_000_000, 2_000_000 + args.sheets):
+        view, truth = synth.make_view(seed, "normal")
+        sheets.append((cut_cells(view), LAYOUTS[truth["side"]]))
+
+    t0 = time.perf_counter()
+    sess = classify._session(classify.MODEL_PATH, args.threads)
+    print(f"session creation: {(time.perf_counter() - t0) * 1000:.1f} ms")
+
+    whole, prep, run = [], [], []
+    for _ in range(args.repeat):
+        for crops, layout in sheets:
+            t0 = time.perf_counter()
+            classify.classify_cells(crops, layout, threads=args.threads)
+            whole.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            feed = model_inputs(crops, layout)
+            t1 = time.perf_counter()
+            sess.run(None, feed)
+            t2 = time.perf_counter()
+            prep.append(t1 - t0)
+            run.append(t2 - t1)
+    n = len(whole)
+    print(f"{n} sheet classifications, 121 cells each, {args.threads} thread(s):")
+    print(f"  classify_cells      {_ms(whole)}")
+    print(f"  normalise inputs    {_ms(prep)}")
+    print(f"  onnxruntime run     {_ms(run)}")
+    print(f"  per cell            {np.median(whole) * 1000 / 121:.3f} ms")
+    print(f"  target 15 ms: ratio {np.median(whole) * 1000 / 15:.2f}")
+
+
+if __name__ == "__main__":
+    main()

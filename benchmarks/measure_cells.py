@@ -1,0 +1,186 @@
+"""Measure cell reading on rendered sheets never used in training.
+
+``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]``
+
+``--mode photo`` (default when the scanner pipeline exists) renders full photos with
+``models.synth.make_photo`` and reads them end to end with
+``scanner.pipeline.scan_photo``; ``--mode view`` renders the canonical rectified view
+with ``models.synth.make_view`` and classifies its crops (the classifier alone).
+
+Reports, by difficulty and by drawing style: cell accuracy, share of sheets with all
+121 cells right, share of sheets whose total score (``scoring.game.score_game`` with
+the sheet's dealt cards and true coins) is exact, sheets flagged for review, and how
+many of the wrong cells were among the flagged ones. Test seeds start at 3,000,000
+(training uses 0.., validation 1,000,000..).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+TEST_SEED = 3_000_000
+DIFFICULTIES = ("easy", "normal", "hard")
+FALLBACK_CARDS = {"A": "sentinel-wood", "B": "canal-lake", "C": "great-city", "D": "borderlands"}
+
+
+def _total(grid, side: str, cards: dict, coins: int) -> int:
+    from scoring.board import Map
+    from scoring.game import score_game
+    from scoring.layouts import LAYOUTS
+
+    return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
+
+
+def measure_one(job: tuple[int, str, str]) -> dict:
+    """Render and read one sheet; returns what was right and what was flagged."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    from models import synth
+    from scanner import classify
+
+    seed, difficulty, mode = job
+    t0 = time.perf_counter()
+    out: dict = {"seed": seed, "difficulty": difficulty}
+    try:
+        if mode == "photo":
+            from scanner.pipeline import scan_photo
+
+            photo, truth = synth.make_photo(seed, difficulty)
+            t0 = time.perf_counter()
+            sheet = scan_photo(photo)
+            grid, side = sheet.map.grid, sheet.map.layout.name
+            flagged = {r.space for r in sheet.review}
+        else:
+            from scanner.cells import cut_cells
+            from scoring.layouts import LAYOUTS
+
+            view, truth = synth.make_view(seed, difficulty)
+            t0 = time.perf_counter()
+            side = truth["side"]
+            reading = classify.classify_cells(cut_cells(view), LAYOUTS[side])
+            grid = reading.grid
+            flagged = {r.space for r in reading.review}
+    except Exception as e:  # a failed read is a measured outcome
+        out.update(style="?", failed=f"{type(e).__name__}: {e}")
+        out["trace"] = traceback.format_exc(limit=3)
+        return out
+    from scoring.layouts import space_name
+
+    true_grid = truth["grid"]
+    wrong = [
+        space_name((r, c)) for r in range(11) for c in range(11) if grid[r][c] != true_grid[r][c]
+    ]
+    cards = truth.get("cards") or FALLBACK_CARDS
+    coins = int(truth.get("coins", 0))
+    side_right = side == truth["side"]
+    exact = side_right and _total(grid, side, cards, coins) == _total(
+        true_grid, truth["side"], cards, coins
+    )
+    out.update(
+        style=str(truth.get("style", "?")),
+        wrong=wrong,
+        flagged=sorted(flagged),
+        side_right=side_right,
+        exact_total=exact,
+        seconds=time.perf_counter() - t0,
+    )
+    return out
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Aggregate figures for a group of measured sheets."""
+    done = [r for r in rows if "failed" not in r]
+    cells = 121 * len(rows)
+    wrong = sum(len(r["wrong"]) for r in done) + 121 * (len(rows) - len(done))
+    wrong_flagged = sum(len(set(r["wrong"]) & set(r["flagged"])) for r in done)
+    wrong_done = sum(len(r["wrong"]) for r in done)
+    n = max(len(rows), 1)
+    return {
+        "sheets": len(rows),
+        "failed": len(rows) - len(done),
+        "cell_accuracy": 1 - wrong / max(cells, 1),
+        "sheets_all_right": sum(1 for r in done if not r["wrong"]) / n,
+        "exact_total": sum(1 for r in done if r["exact_total"]) / n,
+        "sheets_flagged": sum(1 for r in done if r["flagged"]) / n,
+        "flagged_cells_per_sheet": sum(len(r["flagged"]) for r in done) / max(len(done), 1),
+        "wrong_cells": wrong_done,
+        "wrong_flagged": wrong_flagged,
+        "wrong_flagged_share": wrong_flagged / wrong_done if wrong_done else 1.0,
+    }
+
+
+def _line(name: str, s: dict) -> str:
+    return (
+        f"{name:<18} {s['sheets']:>5} {s['failed']:>4} {s['cell_accuracy']:>9.3%} "
+        f"{s['sheets_all_right']:>8.1%} {s['exact_total']:>8.1%} {s['sheets_flagged']:>8.1%} "
+        f"{s['flagged_cells_per_sheet']:>6.2f} {s['wrong_cells']:>6} "
+        f"{s['wrong_flagged_share']:>8.1%}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sheets", type=int, default=300)
+    ap.add_argument("--mode", choices=("photo", "view"), default=None)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="also write every sheet's result here")
+    ap.add_argument("--first-seed", type=int, default=TEST_SEED)
+    args = ap.parse_args()
+    mode = args.mode
+    if mode is None:
+        try:
+            import scanner.pipeline  # noqa: F401
+
+            mode = "photo"
+        except ImportError:
+            mode = "view"
+    seeds = range(args.first_seed, args.first_seed + args.sheets)
+    jobs = [(s, DIFFICULTIES[i % 3], mode) for i, s in enumerate(seeds)]
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            rows = list(pool.map(measure_one, jobs, chunksize=2))
+    else:
+        rows = [measure_one(j) for j in jobs]
+    elapsed = time.perf_counter() - t0
+
+    print(
+        f"mode {mode}: {len(rows)} sheets, seeds {seeds.start}..{seeds.stop - 1}, {elapsed:.0f} s"
+    )
+    head = (
+        f"{'group':<18} {'shts':>5} {'fail':>4} {'cells':>9} {'allright':>8} {'exacttot':>8} "
+        f"{'flagged':>8} {'fl/sh':>6} {'wrong':>6} {'wr.flag':>8}"
+    )
+    print(head)
+    print(_line("all", summarise(rows)))
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[f"diff={r['difficulty']}"].append(r)
+    for r in rows:
+        groups[f"style={r['style']}"].append(r)
+    for r in rows:
+        groups[f"{r['difficulty'][:4]}/{r['style']}"].append(r)
+    for name in sorted(groups, key=lambda k: (not k.startswith("diff"), k)):
+        print(_line(name, summarise(groups[name])))
+    failures = [r for r in rows if "failed" in r]
+    for r in failures[:10]:
+        print(f"failed seed {r['seed']} ({r['difficulty']}): {r['failed']}")
+    times = sorted(r["seconds"] for r in rows if "seconds" in r)
+    if times:
+        print(f"read time per sheet: median {times[len(times) // 2] * 1000:.0f} ms")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
