@@ -1,0 +1,225 @@
+"""The text map format and its JSON form (RULES.md §5).
+
+Text::
+
+    ; comment lines start with ';'
+    side: A
+    coins: 5
+    cards: sentinel-wood, canal-lake, great-city, borderlands
+    TT.........
+    ...^.......
+    ... (11 rows of 11 symbols, spaces between symbols allowed)
+
+JSON: ``{"side": "A", "coins": 5, "cards": {"A": ..., "D": ...}, "grid": [11 strings]}``.
+
+Parse functions take text and raise :class:`BadMapFile` whose message names the
+line or the space (``C9: side A has a mountain here``); :func:`load_map_file`
+adds the file name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.board import MOUNTAIN, SYMBOLS, WASTELAND, BadMap, Map
+from scoring.cards import UnknownCard, find_card
+from scoring.game import COIN_TRACK, EDICTS
+from scoring.layouts import LAYOUTS, ROW_LETTERS, SIZE, Layout
+
+
+class BadMapFile(ValueError):
+    """A map file (text or JSON) that cannot be read as a map."""
+
+
+@dataclass(frozen=True)
+class MapFile:
+    """A parsed map file: the map, and the coins and cards its headers give (or None)."""
+
+    map: Map
+    coins: int | None = None
+    cards: dict[str, str] | None = None
+
+
+def _infer_layout(rows: list[str], layouts: Mapping[str, Layout]) -> Layout:
+    """The layout whose printed mountains and wasteland match the grid."""
+    printed = {
+        (r, c) for r, row in enumerate(rows) for c, s in enumerate(row) if s in MOUNTAIN + WASTELAND
+    }
+    for layout in layouts.values():
+        if printed == layout.mountains | layout.wasteland:
+            return layout
+    names = ", ".join(layouts)
+    raise BadMapFile(f"no 'side:' header and the mountains match no printed side ({names})")
+
+
+def _parse_cards(text: str) -> dict[str, str]:
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != len(EDICTS) or not all(names):
+        raise BadMapFile(f"cards: give 4 cards separated by commas (edicts A-D), got {text!r}")
+    try:
+        return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+    except UnknownCard as err:
+        raise BadMapFile(f"cards: {err}") from None
+
+
+def _parse_coins(value: object) -> int:
+    try:
+        coins = int(str(value).strip())
+    except ValueError:
+        raise BadMapFile(f"coins: expected a number 0..{COIN_TRACK}, got {value!r}") from None
+    if not 0 <= coins <= COIN_TRACK:
+        raise BadMapFile(f"coins: the coin track has {COIN_TRACK} coins, got {coins}")
+    return coins
+
+
+def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout]) -> Map:
+    if len(rows) != SIZE:
+        raise BadMapFile(f"expected {SIZE} grid rows, found {len(rows)}")
+    for r, row in enumerate(rows):
+        if len(row) != SIZE:
+            raise BadMapFile(
+                f"row {ROW_LETTERS[r]}: expected {SIZE} symbols, found {len(row)} ({row!r})"
+            )
+        for c, sym in enumerate(row):
+            if sym not in SYMBOLS:
+                raise BadMapFile(
+                    f"{ROW_LETTERS[r]}{c + 1}: unknown symbol {sym!r} (expected one of {SYMBOLS})"
+                )
+    if side is None:
+        layout = _infer_layout(rows, layouts)
+    else:
+        key = side.strip().upper()
+        if key not in layouts:
+            raise BadMapFile(f"side: unknown side {side!r} (expected {', '.join(layouts)})")
+        layout = layouts[key]
+    try:
+        return Map(tuple(rows), layout)
+    except BadMap as err:
+        raise BadMapFile(str(err)) from None
+
+
+def parse_text(
+    text: str, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+) -> MapFile:
+    """Parse the text map format.
+
+    Parameters
+    ----------
+    text : the file's contents
+    side : overrides the ``side:`` header; with neither, the side is the one whose
+        printed mountains (and wasteland) match the grid
+    layouts : the known sides, by name
+
+    >>> mf = parse_text("coins: 2\\n" + "...........\\n" * 11, side="X",
+    ...                 layouts={"X": Layout("X", frozenset(), frozenset())})
+    >>> mf.coins, mf.map.layout.name
+    (2, 'X')
+    """
+    header_side = coins = cards = None
+    rows: list[str] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(";"):
+            continue
+        if ":" in line:
+            key, _, value = line.partition(":")
+            key = key.strip().lower()
+            try:
+                if key == "side":
+                    header_side = value.strip()
+                elif key == "coins":
+                    coins = _parse_coins(value)
+                elif key == "cards":
+                    cards = _parse_cards(value)
+                else:
+                    raise BadMapFile(f"unknown header {key!r} (expected side, coins, cards)")
+            except BadMapFile as err:
+                raise BadMapFile(f"line {lineno}: {err}") from None
+            continue
+        if len(rows) == SIZE:
+            raise BadMapFile(f"line {lineno}: more than {SIZE} grid rows")
+        rows.append("".join(line.split()))
+    game_map = _build_map(rows, side or header_side, layouts)
+    return MapFile(game_map, coins, cards)
+
+
+def parse_json(
+    text: str, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+) -> MapFile:
+    """Parse the JSON form ``{"side", "coins", "cards", "grid"}``; only ``grid`` is required."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise BadMapFile(f"not valid JSON: {err.msg} at line {err.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("grid"), list):
+        raise BadMapFile('expected a JSON object with a "grid" list of 11 strings')
+    if not all(isinstance(row, str) for row in data["grid"]):
+        raise BadMapFile('"grid" must be a list of strings')
+    rows = ["".join(row.split()) for row in data["grid"]]
+    coins = None if data.get("coins") is None else _parse_coins(data["coins"])
+    cards = None
+    raw_cards = data.get("cards")
+    if isinstance(raw_cards, list):
+        cards = _parse_cards(",".join(str(c) for c in raw_cards))
+    elif isinstance(raw_cards, dict):
+        if {k.upper() for k in raw_cards} != set(EDICTS):
+            raise BadMapFile(f"cards: expected edicts A, B, C, D, got {sorted(raw_cards)}")
+        cards = _parse_cards(",".join(str(raw_cards[k]) for k in sorted(raw_cards, key=str.upper)))
+    elif raw_cards is not None:
+        raise BadMapFile('"cards" must be an object {"A": ..., "D": ...} or a list of 4')
+    json_side = data.get("side")
+    json_side = None if json_side is None else str(json_side)
+    game_map = _build_map(rows, side or json_side, layouts)
+    return MapFile(game_map, coins, cards)
+
+
+def format_text(
+    game_map: Map, *, coins: int | None = None, cards: Mapping[str, str] | None = None
+) -> str:
+    """The text map format with ``side:`` (and ``coins:``/``cards:`` when given) headers."""
+    lines = [f"side: {game_map.layout.name}"]
+    if coins is not None:
+        lines.append(f"coins: {coins}")
+    if cards:
+        lines.append("cards: " + ", ".join(cards[e] for e in EDICTS))
+    lines.extend(" ".join(row) for row in game_map.grid)
+    return "\n".join(lines) + "\n"
+
+
+def to_json(
+    game_map: Map, *, coins: int | None = None, cards: Mapping[str, str] | None = None
+) -> dict:
+    """The JSON form as a dict (``json.dumps`` it to write a file)."""
+    out: dict = {"side": game_map.layout.name}
+    if coins is not None:
+        out["coins"] = coins
+    if cards:
+        out["cards"] = {e: cards[e] for e in EDICTS}
+    out["grid"] = list(game_map.grid)
+    return out
+
+
+def load_map_file(
+    path: str | Path, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+) -> MapFile:
+    """Read a text (``.txt``, ``.map``, anything else) or JSON (``.json``) map file.
+
+    Raises :class:`BadMapFile` with the file name in the message.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise BadMapFile(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise BadMapFile(f"{path}: not a text map file (not UTF-8 text)") from None
+    except OSError as err:
+        raise BadMapFile(f"{path}: cannot read ({err.strerror})") from None
+    parse = parse_json if path.suffix.lower() == ".json" else parse_text
+    try:
+        return parse(text, side=side, layouts=layouts)
+    except BadMapFile as err:
+        raise BadMapFile(f"{path}: {err}") from None
