@@ -1,0 +1,448 @@
+"""What the player draws: terrain symbols, shape outlines, coin marks, season numbers.
+
+One :class:`Style` per sheet (SHEET.md "How players draw"), with per-cell
+variation. Ink goes to two "darkness" layers (255 - ink colour) that are
+multiplied into the paper, so the printed art (ruins icons, dashes) stays
+visible under the drawings; pencil strokes are modulated by paper grain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import import_module
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from models.synth.canvas import Canvas, densify, wobble
+from models.synth.game import Game
+from models.synth.template import Printing, print_xy
+from scanner import geometry as g
+from scoring.board import EMPTY, FARM, FOREST, MONSTER, VILLAGE, WATER
+
+STYLES = ("graphite", "pencil-hatch", "pencil-hatch-icon", "ballpoint", "minimal")
+STYLE_WEIGHTS = (0.25, 0.15, 0.2, 0.2, 0.2)
+FONT_PACKAGES = (
+    "fontpkg_caveat",
+    "fontpkg_indie_flower",
+    "fontpkg_kalam",
+    "fontpkg_permanent_marker",
+)
+
+PENCIL_COLOURS = {  # BGR, a few choices per terrain
+    FOREST: [(60, 140, 50), (50, 110, 40), (80, 160, 90)],
+    VILLAGE: [(50, 50, 190), (40, 80, 140), (60, 60, 160)],
+    FARM: [(40, 200, 230), (40, 170, 220), (60, 210, 220)],
+    WATER: [(200, 130, 40), (210, 150, 70), (170, 100, 30)],
+    MONSTER: [(140, 50, 120), (40, 40, 40), (120, 40, 90)],
+}
+GRAPHITE = (70, 70, 75)
+BALLPOINT = [(140, 50, 20), (35, 35, 35), (120, 40, 30)]
+
+
+@dataclass(frozen=True)
+class Style:
+    name: str
+    colours: dict[str, tuple[int, int, int]]  # terrain -> ink BGR
+    pen: tuple[int, int, int]  # outlines, coins, numbers
+    width: float  # icon stroke width, cells
+    grain: float  # 0 ballpoint .. 1 soft pencil
+    hatch: bool
+    icons: bool
+    outline: float  # probability a shape gets an outline
+    variants: dict[str, int]  # terrain -> preferred icon variant
+    size: float  # icon scale
+    jitter: float  # hand wobble, cells
+    hatch_angle: float
+    hatch_spacing: float
+    coin_mark: str
+    font: str
+    minus: bool  # writes monster penalties with a minus sign
+    smudges: float  # eraser smudges / stray dots per empty cell
+
+
+def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
+    """A player's drawing habits for one sheet."""
+    if name is None:
+        name = str(rng.choice(STYLES, p=STYLE_WEIGHTS))
+    if name not in STYLES:
+        raise ValueError(f"style must be one of {STYLES}, got {name!r}")
+
+    def pick(opts):
+        return opts[int(rng.integers(len(opts)))]
+
+    pencil = {t: pick(c) for t, c in PENCIL_COLOURS.items()}
+    if name == "graphite":
+        colours = {t: GRAPHITE for t in pencil}
+        pen, width, grain = GRAPHITE, rng.uniform(0.025, 0.04), rng.uniform(0.5, 0.9)
+    elif name == "ballpoint":
+        ink = pick(BALLPOINT)
+        colours = {t: ink for t in pencil}
+        pen, width, grain = ink, rng.uniform(0.016, 0.026), rng.uniform(0.0, 0.15)
+    elif name == "minimal":
+        if rng.random() < 0.5:
+            colours, pen = pencil, GRAPHITE
+        else:
+            ink = pick(BALLPOINT + [GRAPHITE])
+            colours, pen = {t: ink for t in pencil}, ink
+        width, grain = rng.uniform(0.022, 0.04), rng.uniform(0.2, 0.8)
+    else:
+        colours = pencil
+        pen = GRAPHITE if rng.random() < 0.6 else pick(BALLPOINT)
+        width, grain = rng.uniform(0.028, 0.045), rng.uniform(0.5, 0.95)
+    return Style(
+        name=name,
+        colours=colours,
+        pen=pen,
+        width=width,
+        grain=grain,
+        hatch=name.startswith("pencil-hatch"),
+        icons=name != "pencil-hatch",
+        outline=float(rng.choice([0.0, 0.5, 0.9, 1.0])) if name != "minimal" else 0.2,
+        variants={t: int(rng.integers(0, 3)) for t in pencil},
+        size=rng.uniform(0.55, 0.8) if name != "minimal" else rng.uniform(0.4, 0.65),
+        jitter=rng.uniform(0.006, 0.018),
+        hatch_angle=rng.uniform(-1.2, 1.2),
+        hatch_spacing=rng.uniform(0.045, 0.09),
+        coin_mark=str(rng.choice(["cross", "tick", "scribble", "slash"])),
+        font=str(rng.choice(FONT_PACKAGES)),
+        minus=bool(rng.random() < 0.7),
+        smudges=rng.uniform(0.0, 0.12),
+    )
+
+
+# ---- icons in cell-local coordinates (0..1, y down) ------------------------------------
+def _tree(rng, variant):
+    if variant == 0:  # cone on a trunk
+        return [[(0.5, 0.12), (0.24, 0.68), (0.76, 0.68), (0.5, 0.12)], [(0.5, 0.68), (0.5, 0.9)]]
+    if variant == 1:  # round canopy
+        t = np.linspace(0, 2 * np.pi, 18)
+        canopy = np.stack([0.5 + 0.25 * np.cos(t), 0.4 + 0.24 * np.sin(t)], 1)
+        return [canopy, [(0.5, 0.64), (0.5, 0.9)]]
+    # fir: stacked zigzag
+    return [
+        [
+            (0.5, 0.1),
+            (0.3, 0.38),
+            (0.42, 0.38),
+            (0.24, 0.66),
+            (0.76, 0.66),
+            (0.58, 0.38),
+            (0.7, 0.38),
+            (0.5, 0.1),
+        ],
+        [(0.5, 0.66), (0.5, 0.88)],
+    ]
+
+
+def _house(rng, variant):
+    body = [(0.28, 0.5), (0.28, 0.86), (0.72, 0.86), (0.72, 0.5)]
+    roof = [(0.2, 0.52), (0.5, 0.18), (0.8, 0.52)]
+    out = [body, roof]
+    if variant >= 1:
+        out.append([(0.44, 0.86), (0.44, 0.68), (0.56, 0.68), (0.56, 0.86)])  # door
+    if variant == 2:
+        out.append([(0.64, 0.36), (0.64, 0.22), (0.7, 0.22), (0.7, 0.42)])  # chimney
+    return out
+
+
+def _farm(rng, variant):
+    if variant == 0:  # wheat stalk
+        lines = [[(0.5, 0.9), (0.5, 0.18)]]
+        for y in (0.25, 0.37, 0.49, 0.61):
+            lines.append([(0.5, y + 0.08), (0.36, y)])
+            lines.append([(0.5, y + 0.08), (0.64, y)])
+        return lines
+    if variant == 1:  # furrows
+        return [[(0.18, y + 0.1), (0.82, y - 0.1)] for y in (0.3, 0.5, 0.7)]
+    dots = []  # dotted rows
+    for y in (0.3, 0.5, 0.7):
+        for x in (0.25, 0.42, 0.59, 0.76):
+            dots.append([(x, y), (x + 0.02, y + 0.01)])
+    return dots
+
+
+def _water(rng, variant):
+    n = 2 + (variant != 1)
+    x = np.linspace(0.15, 0.85, 14)
+    ys = np.linspace(0.35, 0.68, n) if n > 1 else [0.5]
+    amp = 0.06 + 0.02 * variant
+    return [np.stack([x, y + amp * np.sin((x - 0.15) * 2.5 * np.pi)], 1) for y in ys]
+
+
+def _monster(rng, variant):
+    if variant == 1:  # spiky blob
+        k = int(rng.integers(7, 11))
+        t = np.linspace(0, 2 * np.pi, 2 * k + 1)
+        rad = np.where(np.arange(2 * k + 1) % 2 == 0, 0.34, 0.2)
+        blob = np.stack([0.5 + rad * np.cos(t), 0.52 + rad * np.sin(t)], 1)
+        return [blob, [(0.42, 0.46), (0.43, 0.47)], [(0.58, 0.46), (0.59, 0.47)]]
+    t = np.linspace(0, 2 * np.pi, 20)
+    head = np.stack([0.5 + 0.27 * np.cos(t), 0.55 + 0.25 * np.sin(t)], 1)
+    lines = [
+        head,
+        [(0.38, 0.48), (0.45, 0.5)],
+        [(0.62, 0.48), (0.55, 0.5)],
+        [(0.34, 0.66), (0.42, 0.6), (0.5, 0.68), (0.58, 0.6), (0.66, 0.66)],
+    ]
+    if variant == 0:
+        lines += [
+            [(0.32, 0.38), (0.24, 0.16), (0.42, 0.32)],
+            [(0.68, 0.38), (0.76, 0.16), (0.58, 0.32)],
+        ]
+    return lines
+
+
+def _minimal(rng, terrain, variant):
+    if terrain == FOREST:
+        return [[(0.5, 0.25), (0.3, 0.7), (0.7, 0.7), (0.5, 0.25)]]
+    if terrain == VILLAGE:
+        return [[(0.3, 0.75), (0.3, 0.45), (0.5, 0.25), (0.7, 0.45), (0.7, 0.75), (0.3, 0.75)]]
+    if terrain == FARM:
+        return [[(0.25, y), (0.75, y)] for y in (0.4, 0.6)] if variant else _farm(rng, 2)[4:8]
+    if terrain == WATER:
+        return _water(rng, 1)
+    return (
+        [[(0.3, 0.3), (0.7, 0.7)], [(0.7, 0.3), (0.3, 0.7)]]
+        if variant
+        else [[(0.25, 0.6), (0.35, 0.3), (0.45, 0.6), (0.55, 0.3), (0.65, 0.6), (0.75, 0.3)]]
+    )
+
+
+ICONS = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
+
+
+def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]:
+    """The symbol for one cell as polylines in cell-local coordinates, with per-cell variation."""
+    variant = style.variants[terrain]
+    if rng.random() < 0.12:
+        variant = int(rng.integers(0, 3))
+    if style.name == "minimal":
+        lines = _minimal(rng, terrain, variant % 2)
+    else:
+        lines = ICONS[terrain](rng, variant)
+    scale = style.size * rng.uniform(0.88, 1.12)
+    angle = rng.normal(0, 0.12)
+    shift = rng.normal(0, 0.04, 2)
+    if ruins and rng.random() < 0.6:  # squeezed beside the printed icon
+        scale *= 0.7
+        shift += [rng.choice([-0.2, 0.22]), rng.uniform(-0.2, 0.1)]
+    ca, sa = np.cos(angle), np.sin(angle)
+    rot = np.array([[ca, -sa], [sa, ca]])
+    out = []
+    for line in lines:
+        p = (np.asarray(line, float) - 0.5) @ rot.T * scale + 0.5 + shift
+        p = wobble(rng, densify(p, 0.08), style.jitter)
+        out.append(p)
+    return out
+
+
+def hatch_lines(rng, style: Style, overshoot: float) -> np.ndarray:
+    """One back-and-forth hatching stroke covering the unit cell (cell-local coordinates)."""
+    ang = style.hatch_angle + rng.normal(0, 0.12)
+    d = np.array([np.cos(ang), np.sin(ang)])
+    n = np.array([-d[1], d[0]])
+    spacing = style.hatch_spacing * rng.uniform(0.85, 1.15)
+    lo, hi = -overshoot, 1 + overshoot
+    pts = []
+    for k, t in enumerate(np.arange(-0.72, 0.72, spacing)):
+        c = np.array([0.5, 0.5]) + n * t
+        seg = _clip_line(c, d, lo, hi)
+        if seg is None:
+            continue
+        a, b = seg
+        pts.extend([a, b] if k % 2 == 0 else [b, a])
+    p = np.array(pts) if pts else np.zeros((0, 2))
+    return p + rng.normal(0, 0.015, p.shape)
+
+
+def _clip_line(c, d, lo, hi):
+    """Intersect the line c + s d with the square [lo, hi]^2 (Liang-Barsky)."""
+    s0, s1 = -10.0, 10.0
+    for k in range(2):
+        if abs(d[k]) < 1e-9:
+            if not lo <= c[k] <= hi:
+                return None
+            continue
+        a, b = (lo - c[k]) / d[k], (hi - c[k]) / d[k]
+        s0, s1 = max(s0, min(a, b)), min(s1, max(a, b))
+    if s1 <= s0:
+        return None
+    return c + s0 * d, c + s1 * d
+
+
+# ---- the whole sheet -------------------------------------------------------------------
+def draw_game(
+    img: np.ndarray,
+    cv: Canvas,
+    pr: Printing,
+    game: Game,
+    style: Style,
+    written: dict,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Draw ``game`` onto the printed sheet ``img`` (not modified); returns the drawn sheet."""
+    fill = cv.blank(3)  # hatching
+    ink = cv.blank(3)  # icons, outlines, coins, numbers
+    layout = game.layout
+    grid = game.grid
+    for r in range(11):
+        for c in range(11):
+            t = grid[r][c]
+            if t not in ICONS:
+                continue
+            dark = _darkness(style.colours[t])
+            if style.hatch:
+                stroke = hatch_lines(rng, style, rng.uniform(-0.02, 0.06)) + (c, r)
+                soft = tuple(int(v * rng.uniform(0.55, 0.8)) for v in dark)
+                cv.polyline(fill, stroke, soft, style.width * 0.8)
+            if style.icons:
+                lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
+                icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
+                cv.polylines(ink, lines, icon_dark, style.width * rng.uniform(0.85, 1.15))
+    for pl in game.placements:
+        if rng.random() < style.outline:
+            colour = style.pen if style.name != "pencil-hatch" else style.colours[pl.terrain]
+            _outline(ink, cv, pl.cells, _darkness(colour), style, rng)
+    _smudges(fill, ink, cv, grid, style, rng)
+    _coin_marks(ink, cv, pr, game.coins, style, rng)
+    _numbers(ink, cv, pr, written, style, rng)
+    return _composite(img, fill, ink, style, rng)
+
+
+def _darkness(bgr) -> tuple[int, int, int]:
+    return tuple(255 - int(v) for v in bgr)
+
+
+def _outline(ink, cv: Canvas, cells, dark, style: Style, rng) -> None:
+    cells = set(map(tuple, cells))
+    inset = rng.uniform(0.0, 0.06)
+    segs = []
+    for r, c in cells:
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            if (r + dr, c + dc) in cells:
+                continue
+            if dr:
+                y = r + (0 if dr < 0 else 1) - dr * inset
+                a, b = (c - 0.03, y), (c + 1.03, y)
+            else:
+                x = c + (0 if dc < 0 else 1) - dc * inset
+                a, b = (x, r - 0.03), (x, r + 1.03)
+            segs.append(wobble(rng, densify([a, b], 0.2), style.jitter * 0.8))
+    cv.polylines(ink, segs, dark, style.width * 1.25)
+
+
+def _smudges(fill, ink, cv: Canvas, grid, style: Style, rng) -> None:
+    for r in range(11):
+        for c in range(11):
+            if grid[r][c] != EMPTY or rng.random() > style.smudges:
+                continue
+            x, y = c + rng.uniform(0.2, 0.8), r + rng.uniform(0.2, 0.8)
+            if rng.random() < 0.5:  # eraser smudge: faint grey smear
+                lines = [
+                    wobble(rng, densify([(x - 0.2, y + dy), (x + 0.2, y + dy + 0.05)], 0.05), 0.02)
+                    for dy in np.linspace(-0.08, 0.08, 4)
+                ]
+                v = int(rng.uniform(12, 30))
+                cv.polylines(fill, lines, (v, v, v), 0.05)
+            else:  # stray dot
+                v = _darkness(style.pen)
+                cv.circle(ink, (x, y), rng.uniform(0.008, 0.02), v)
+
+
+def _coin_marks(ink, cv: Canvas, pr: Printing, coins: int, style: Style, rng) -> None:
+    dark = _darkness(style.pen)
+    for i in range(coins):
+        x, y = print_xy(pr, *g.coin_center(i))
+        rad = g.COIN_RADIUS * rng.uniform(0.9, 1.3)
+        x += rng.normal(0, 0.03)
+        y += rng.normal(0, 0.03)
+        if style.coin_mark == "cross":
+            lines = [
+                [(x - rad, y - rad), (x + rad, y + rad)],
+                [(x + rad, y - rad), (x - rad, y + rad)],
+            ]
+        elif style.coin_mark == "tick":
+            lines = [[(x - rad * 0.8, y), (x - rad * 0.2, y + rad * 0.7), (x + rad, y - rad)]]
+        elif style.coin_mark == "slash":
+            lines = [[(x - rad * 0.8, y + rad), (x + rad * 0.8, y - rad)]]
+        else:
+            zig = [
+                (x - rad * 0.8 + 1.6 * rad * k / 7, y + (rad if k % 2 else -rad) * 0.8)
+                for k in range(8)
+            ]
+            lines = [zig]
+        lines = [wobble(rng, densify(p, 0.05), style.jitter) for p in lines]
+        cv.polylines(ink, lines, dark, max(style.width, 0.025) * 1.2)
+
+
+@lru_cache(maxsize=16)
+def _font(package: str, px: int) -> ImageFont.FreeTypeFont:
+    root = import_module(package).ROOT / "files"
+    files = sorted(root.glob("*.ttf"))
+    regular = [f for f in files if "Regular" in f.name] or files
+    return ImageFont.truetype(str(regular[0]), px)
+
+
+def _numbers(ink, cv: Canvas, pr: Printing, written: dict, style: Style, rng) -> None:
+    if not written:
+        return
+    dark = _darkness(style.pen)
+    for s, season in enumerate(written["seasons"]):
+        fields = g.season_fields(s)
+        for key, box in fields.items():
+            value = season[key]
+            text = str(value)
+            if key == "monsters" and value == 0 and rng.random() < 0.3:
+                text = "0"
+            elif key == "monsters" and value < 0 and not style.minus:
+                text = str(-value)
+            height = (0.42 if key == "total" else 0.34) * rng.uniform(0.85, 1.15)
+            _write(ink, cv, pr, text, box.center, height, dark, style, rng)
+    sx, sy = print_xy(pr, *g.TOTAL_SHIELD_XY)
+    _write(ink, cv, pr, str(written["total"]), (sx, sy - 0.05), 0.45, dark, style, rng, True)
+
+
+def _write(ink, cv: Canvas, pr, text, center, height, dark, style, rng, placed=False) -> None:
+    """Handwritten ``text`` centred near ``center`` (cells), ``height`` cells tall."""
+    px = max(8, int(height * cv.ppc * 1.35))
+    font = _font(style.font, px)
+    left, top, right, bottom = font.getbbox(text)
+    w, h = right - left + 8, bottom - top + 8
+    patch = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(patch).text((4 - left, 4 - top), text, fill=255, font=font)
+    patch = patch.rotate(rng.normal(0, 6), resample=Image.BILINEAR, expand=True)
+    a = np.asarray(patch)
+    cx, cy = center if placed else print_xy(pr, *center)
+    cx += rng.normal(0, 0.06)
+    cy += rng.normal(0, 0.05)
+    x0, y0 = np.round(cv.px((cx, cy)) - np.array(a.shape[::-1]) / 2).astype(int)
+    x1, y1 = x0 + a.shape[1], y0 + a.shape[0]
+    if x0 < 0 or y0 < 0 or x1 > ink.shape[1] or y1 > ink.shape[0]:
+        return
+    region = ink[y0:y1, x0:x1]
+    alpha = a.astype(np.float32)[..., None] / 255 * rng.uniform(0.75, 1.0)
+    np.maximum(region, (alpha * np.array(dark, np.float32)).astype(np.uint8), out=region)
+
+
+def _grain(rng, shape, strength: float) -> np.ndarray:
+    """Paper tooth for pencil: a per-pixel factor in [1 - strength, 1]."""
+    tile = rng.random((128, 128)).astype(np.float32)
+    tile = cv2.GaussianBlur(tile, (0, 0), 0.7)
+    tile = (tile - tile.min()) / (np.ptp(tile) + 1e-6)
+    h, w = shape[:2]
+    reps = (h // 128 + 1, w // 128 + 1)
+    big = np.tile(tile, reps)[:h, :w]
+    return 1 - strength * big
+
+
+def _composite(img, fill, ink, style: Style, rng) -> np.ndarray:
+    grain = _grain(rng, img.shape, style.grain * 0.7)[..., None]
+    f = fill.astype(np.float32) * (1 / 255)
+    k = ink.astype(np.float32) * (1 / 255)
+    out = img.astype(np.float32)
+    out *= 1 - f * grain
+    out *= 1 - k * (grain if style.grain > 0.3 else np.float32(1))
+    return np.clip(out, 0, 255).astype(np.uint8)

@@ -1,0 +1,247 @@
+"""A plausible solo game of Cartographers, played by a simple random policy.
+
+The result says what a finished sheet holds: every placed shape (for drawing
+outlines), the map at each season's end, marked coins per season, and the four
+dealt scoring cards (one per deck, in random edict order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.board import EMPTY, FARM, FOREST, MONSTER, VILLAGE, WATER, Map
+from scoring.layouts import LAYOUTS, SIZE, Layout
+
+SEASON_TIME = (8, 8, 7, 6)
+DECKS = {
+    "forest": ("sentinel-wood", "greenbough", "treetower", "stoneside-forest"),
+    "farm+water": ("canal-lake", "mages-valley", "the-golden-granary", "shoreside-expanse"),
+    "village": ("wildholds", "great-city", "greengold-plains", "shieldgate"),
+    "spatial": ("borderlands", "lost-barony", "the-broken-road", "the-cauldrons"),
+}
+MAX_COINS = 14
+
+
+@dataclass(frozen=True)
+class Option:
+    cells: tuple[tuple[int, int], ...]
+    terrains: str
+    coin: bool = False
+
+
+@dataclass(frozen=True)
+class Card:
+    name: str
+    time: int
+    options: tuple[Option, ...]
+    ruins: bool = False  # the next shape must cover a ruins space
+    monster: bool = False
+
+
+def _o(cells, terrains, coin=False) -> Option:
+    return Option(tuple(cells), terrains, coin)
+
+
+EXPLORE = (
+    Card(
+        "great-river",
+        1,
+        (
+            _o([(0, 0), (1, 0), (2, 0)], WATER, True),
+            _o([(0, 2), (1, 1), (1, 2), (2, 0), (2, 1)], WATER),
+        ),
+    ),
+    Card(
+        "farmland",
+        1,
+        (_o([(0, 0), (1, 0)], FARM, True), _o([(0, 1), (1, 0), (1, 1), (1, 2), (2, 1)], FARM)),
+    ),
+    Card(
+        "hamlet",
+        1,
+        (
+            _o([(0, 0), (1, 0), (1, 1)], VILLAGE, True),
+            _o([(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)], VILLAGE),
+        ),
+    ),
+    Card(
+        "forgotten-forest",
+        1,
+        (_o([(0, 0), (1, 1)], FOREST, True), _o([(0, 0), (1, 0), (1, 1), (2, 1)], FOREST)),
+    ),
+    Card("hinterland-stream", 2, (_o([(0, 0), (0, 1), (0, 2), (1, 0), (2, 0)], FARM + WATER),)),
+    Card("homestead", 2, (_o([(0, 0), (1, 0), (1, 1), (2, 0)], VILLAGE + FARM),)),
+    Card("orchard", 2, (_o([(0, 0), (0, 1), (0, 2), (1, 2)], FOREST + FARM),)),
+    Card("treetop-village", 2, (_o([(0, 2), (0, 3), (1, 0), (1, 1), (1, 2)], FOREST + VILLAGE),)),
+    Card("marshlands", 2, (_o([(0, 0), (1, 0), (1, 1), (1, 2), (2, 0)], FOREST + WATER),)),
+    Card("fishing-village", 2, (_o([(0, 0), (0, 1), (0, 2), (0, 3)], VILLAGE + WATER),)),
+    Card("rift-lands", 0, (_o([(0, 0)], FOREST + VILLAGE + FARM + WATER + MONSTER),)),
+    Card("temple-ruins", 0, (), ruins=True),
+    Card("outpost-ruins", 0, (), ruins=True),
+)
+AMBUSH = (
+    Card("goblin-attack", 0, (_o([(0, 0), (1, 1), (2, 2)], MONSTER),), monster=True),
+    Card("bugbear-assault", 0, (_o([(0, 0), (0, 2), (1, 0), (1, 2)], MONSTER),), monster=True),
+    Card("kobold-onslaught", 0, (_o([(0, 0), (1, 0), (1, 1), (2, 0)], MONSTER),), monster=True),
+    Card("gnoll-raid", 0, (_o([(0, 0), (0, 1), (1, 0), (2, 0), (2, 1)], MONSTER),), monster=True),
+)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One drawn shape: its spaces, terrain, the season it was drawn in, whether it gave a coin."""
+
+    cells: tuple[tuple[int, int], ...]
+    terrain: str
+    season: int
+    coin: bool
+
+
+@dataclass(frozen=True)
+class Game:
+    side: str
+    placements: tuple[Placement, ...]
+    season_grids: tuple[tuple[str, ...], ...]  # 4 x 11 strings
+    season_coins: tuple[int, ...]  # coins marked at each season's end
+    cards: dict[str, str]  # edict letter -> card id
+
+    @property
+    def grid(self) -> tuple[str, ...]:
+        return self.season_grids[-1]
+
+    @property
+    def coins(self) -> int:
+        return self.season_coins[-1]
+
+    @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.side]
+
+    def maps(self) -> list[Map]:
+        return [Map(grid, self.layout) for grid in self.season_grids]
+
+
+def orientations(cells) -> list[np.ndarray]:
+    """The distinct rotations and flips of a shape, each normalised to start at (0, 0)."""
+    base = np.array(cells)
+    out, seen = [], set()
+    for flip in (False, True):
+        p = base * [1, -1] if flip else base
+        for _ in range(4):
+            p = np.stack([p[:, 1], -p[:, 0]], axis=1)
+            q = p - p.min(axis=0)
+            key = tuple(sorted(map(tuple, q)))
+            if key not in seen:
+                seen.add(key)
+                out.append(q)
+    return out
+
+
+def simulate_game(rng: np.random.Generator, side: str, seasons: int = 4) -> Game:
+    """Play ``seasons`` seasons with a random but sensible placement policy."""
+    layout = LAYOUTS[side]
+    grid = np.array([list(row) for row in Map.empty(layout).grid])
+    ruins = np.zeros((SIZE, SIZE), bool)
+    for r, c in layout.ruins:
+        ruins[r, c] = True
+    style = {  # per-player habits: cluster building, edge play, tidiness
+        "cluster": rng.uniform(0.5, 3.0),
+        "edge": rng.uniform(-0.5, 1.5),
+        "compact": rng.uniform(0.0, 1.5),
+        "fence": rng.uniform(0.3, 1.5),  # fill the spaces monsters threaten
+    }
+    coins = 0
+    mountains_done: set = set()
+    placements: list[Placement] = []
+    season_grids, season_coins = [], []
+    ambush = list(rng.permutation(len(AMBUSH)))
+    for season in range(seasons):
+        deck = [EXPLORE[i] for i in rng.permutation(len(EXPLORE))]
+        deck.insert(int(rng.integers(0, len(deck))), AMBUSH[ambush[season % len(AMBUSH)]])
+        time, need_ruins = 0, False
+        while time < SEASON_TIME[season] and deck:
+            card = deck.pop(0)
+            time += card.time
+            if card.ruins:
+                need_ruins = True
+                continue
+            opt = card.options[int(rng.integers(len(card.options)))]
+            terrain = opt.terrains[int(rng.integers(len(opt.terrains)))]
+            spot = _choose_spot(rng, grid, ruins, opt.cells, terrain, need_ruins, style)
+            coin = opt.coin
+            if spot is None:  # nowhere fits: a single space of the terrain (rift lands rule)
+                coin = False
+                spot = _choose_spot(rng, grid, ruins, [(0, 0)], terrain, need_ruins, style)
+                if spot is None:
+                    continue
+            need_ruins = False
+            for r, c in spot:
+                grid[r, c] = terrain
+            if coin:
+                coins += 1
+            coins += _new_mountain_coins(grid, layout, mountains_done)
+            coins = min(coins, MAX_COINS)
+            placements.append(Placement(tuple(map(tuple, spot)), terrain, season, coin))
+        season_grids.append(tuple("".join(row) for row in grid))
+        season_coins.append(coins)
+    cards = _deal(rng)
+    return Game(side, tuple(placements), tuple(season_grids), tuple(season_coins), cards)
+
+
+def _deal(rng: np.random.Generator) -> dict[str, str]:
+    picks = [ids[int(rng.integers(4))] for ids in DECKS.values()]
+    order = rng.permutation(4)
+    return {letter: picks[i] for letter, i in zip("ABCD", order, strict=True)}
+
+
+def _new_mountain_coins(grid: np.ndarray, layout: Layout, done: set) -> int:
+    new = 0
+    for r, c in layout.mountains:
+        if (r, c) in done:
+            continue
+        nbrs = [(r + dr, c + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        if all(grid[y, x] != EMPTY for y, x in nbrs if 0 <= y < SIZE and 0 <= x < SIZE):
+            done.add((r, c))
+            new += 1
+    return new
+
+
+def _choose_spot(rng, grid, ruins, cells, terrain, need_ruins, style):
+    empty = grid == EMPTY
+    same = grid == terrain
+    filled = ~empty
+    monster = grid == MONSTER
+    cands, scores = [], []
+    for shape in orientations(cells):
+        h, w = shape.max(axis=0) + 1
+        for r0 in range(SIZE - h + 1):
+            for c0 in range(SIZE - w + 1):
+                rr, cc = shape[:, 0] + r0, shape[:, 1] + c0
+                if not empty[rr, cc].all():
+                    continue
+                if need_ruins and not ruins[rr, cc].any():
+                    continue
+                cands.append(np.stack([rr, cc], axis=1))
+                scores.append(_spot_score(rr, cc, same, filled, monster, terrain, style))
+    if not cands:
+        return None
+    s = np.array(scores) + rng.gumbel(0, 1.0, len(scores))
+    return cands[int(np.argmax(s))]
+
+
+def _spot_score(rr, cc, same, filled, monster, terrain, style) -> float:
+    nb_same = nb_filled = nb_monster = 0
+    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        y, x = rr + dr, cc + dc
+        ok = (y >= 0) & (y < SIZE) & (x >= 0) & (x < SIZE)
+        y, x = y[ok], x[ok]
+        nb_same += int(same[y, x].sum())
+        nb_filled += int(filled[y, x].sum())
+        nb_monster += int(monster[y, x].sum())
+    edge = int(((rr == 0) | (rr == SIZE - 1) | (cc == 0) | (cc == SIZE - 1)).sum())
+    if terrain == MONSTER:  # monsters go where they hurt: next to empty space
+        return -0.3 * nb_filled - 0.3 * nb_monster
+    score = style["cluster"] * nb_same * 0.6 + style["compact"] * nb_filled * 0.3
+    return score + style["edge"] * edge * 0.3 + style["fence"] * nb_monster

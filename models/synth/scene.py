@@ -1,0 +1,191 @@
+"""Tables, light and camera noise around the sheet.
+
+Fields that vary slowly (light, shadows, glare, vignetting) are computed at low
+resolution and resized; only the final multiply/add runs at full size.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from models.synth.canvas import smooth_noise
+
+TABLES = ("wood", "wood", "dark-wood", "cloth", "light", "stone", "paper-white")
+
+
+@lru_cache(maxsize=4)
+def _skimage_texture(name: str) -> np.ndarray:
+    from skimage import data
+
+    img = getattr(data, name)()
+    if img.ndim == 2:
+        img = np.dstack([img] * 3)
+    return np.ascontiguousarray(img[..., ::-1])
+
+
+def table(rng: np.random.Generator, size: tuple[int, int], kind: str | None = None) -> np.ndarray:
+    """A table top of ``size`` (w, h), BGR uint8, rendered at 1/4 resolution and upscaled."""
+    w, h = size
+    kind = kind or str(rng.choice(TABLES))
+    sw, sh = max(8, w // 4), max(8, h // 4)
+    if kind in ("wood", "dark-wood"):
+        ang = rng.uniform(0, np.pi)
+        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        u = xx * np.cos(ang) + yy * np.sin(ang)
+        v = -xx * np.sin(ang) + yy * np.cos(ang)
+        warp = smooth_noise(rng, (sh, sw), 4, 2) * 25
+        freq = rng.uniform(0.05, 0.15) * 4 / max(1, sw / 400)
+        rings = np.sin((v + warp) * freq + smooth_noise(rng, (sh, sw), 3, 1) * 3)
+        streak = smooth_noise(rng, (sh, sw), 60, 1)
+        grain = 0.5 + 0.3 * rings + 0.15 * streak
+        base = np.array([40, 80, 140] if kind == "wood" else [25, 40, 70], np.float32)
+        base *= rng.uniform(0.75, 1.3)
+        img = base * (0.7 + 0.6 * grain[..., None])
+        planks = rng.uniform(150, 400)
+        seam = np.abs(((u / planks) % 1) - 0.5) > 0.495
+        img[seam] *= 0.5
+    elif kind == "cloth":
+        col = np.array(
+            rng.choice(
+                [[120, 60, 40], [40, 40, 110], [60, 100, 60], [90, 90, 90], [140, 120, 100]]
+            ),
+            np.float32,
+        )
+        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+        weave = 0.08 * np.sin(xx * 2.2) * np.sin(yy * 2.2)
+        folds = smooth_noise(rng, (sh, sw), 5, 2) * 0.15
+        img = col * (1 + weave + folds)[..., None]
+    elif kind == "stone":
+        tex = _skimage_texture(str(rng.choice(["gravel", "brick"])))
+        img = cv2.resize(tex, (sw, sh)).astype(np.float32)
+        img = img * rng.uniform(0.5, 1.0) + rng.uniform(0, 60)
+    else:  # light laminate, or the white of a scanner lid
+        tone = rng.uniform(185, 240) if kind == "light" else rng.uniform(235, 252)
+        tint = rng.normal(0, 6, 3)
+        img = np.zeros((sh, sw, 3), np.float32) + tone + tint
+        img += smooth_noise(rng, (sh, sw), 4, 3)[..., None] * 8
+    img += rng.normal(0, 3, img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def cast_shadow(
+    out: np.ndarray, alpha: np.ndarray, rng: np.random.Generator, strength: float
+) -> None:
+    """The sheet's own soft shadow on the table (in place)."""
+    h, w = alpha.shape
+    small = cv2.resize(alpha, (w // 8 + 1, h // 8 + 1), interpolation=cv2.INTER_AREA)
+    shift = rng.normal(0, 1.5, 2)
+    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    sh = cv2.warpAffine(small, m, small.shape[::-1])
+    sh = cv2.GaussianBlur(sh, (0, 0), 2.5).astype(np.float32) / 255
+    sh = cv2.resize(sh, (w, h))
+    factor = 1 - strength * sh * (1 - alpha.astype(np.float32) / 255)
+    out[:] = np.clip(out * factor[..., None], 0, 255).astype(np.uint8)
+
+
+def light_field(
+    rng: np.random.Generator, size: tuple[int, int], params: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """Low-resolution multiplicative gain (h, w, 3) and additive glare (h, w, 1)."""
+    w, h = size
+    sw, sh = 64, max(8, int(64 * h / w))
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    xx = xx / (sw - 1) - 0.5
+    yy = yy / (sh - 1) - 0.5
+    temp = params["warmth"]  # >0 warm lamp, <0 cool daylight
+    colour = np.array([1 - 0.18 * temp, 1 - 0.02 * temp, 1 + 0.1 * temp], np.float32)
+    gain = np.ones((sh, sw), np.float32) * params["exposure"]
+    ga = rng.uniform(0, 2 * np.pi)
+    gain *= 1 + params["gradient"] * (xx * np.cos(ga) + yy * np.sin(ga))
+    gain *= 1 - params["vignette"] * (xx**2 + yy**2) * 2
+    shade = np.zeros((sh, sw), np.float32)
+    for _ in range(params["shadows"]):
+        shade = np.maximum(shade, _shadow_blob(rng, sw, sh))
+    shade = cv2.GaussianBlur(shade, (0, 0), rng.uniform(1.0, 4.0))
+    gain = gain * (1 - params["shadow_strength"] * shade)
+    g3 = gain[..., None] * colour
+    g3 = g3 * (1 + 0.08 * params["shadow_strength"] * shade[..., None] * np.float32([1, 0, -1]))
+    glare = np.zeros((sh, sw), np.float32)
+    if params["glare"] > 0:
+        cx, cy = rng.uniform(-0.35, 0.35, 2)
+        rx, ry = rng.uniform(0.04, 0.18, 2)
+        glare = np.exp(-(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2) / 2)
+        glare = glare * params["glare"] * 255
+    return g3.astype(np.float32), glare[..., None].astype(np.float32)
+
+
+def _shadow_blob(rng, sw, sh) -> np.ndarray:
+    """A hand/phone-like shadow: a soft polygon coming in from one side of the frame."""
+    m = np.zeros((sh, sw), np.uint8)
+    side = int(rng.integers(4))
+    t = rng.uniform(0.1, 0.9)
+    depth = rng.uniform(0.15, 0.5)
+    width = rng.uniform(0.15, 0.45)
+    if side in (0, 1):
+        x = 0 if side == 0 else sw - 1
+        d = depth * sw * (1 if side == 0 else -1)
+        pts = [
+            (x, (t - width) * sh),
+            (x + d, (t - width * 0.6) * sh),
+            (x + d * 1.1, (t + width * 0.5) * sh),
+            (x, (t + width) * sh),
+        ]
+    else:
+        y = 0 if side == 2 else sh - 1
+        d = depth * sh * (1 if side == 2 else -1)
+        pts = [
+            ((t - width) * sw, y),
+            ((t - width * 0.6) * sw, y + d),
+            ((t + width * 0.5) * sw, y + d * 1.1),
+            ((t + width) * sw, y),
+        ]
+    cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 255)
+    return m.astype(np.float32) / 255
+
+
+def apply_light(img: np.ndarray, gain: np.ndarray, glare: np.ndarray) -> np.ndarray:
+    """``img * gain + glare`` with the low-resolution fields resized to the image."""
+    h, w = img.shape[:2]
+    g = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = cv2.multiply(img, g, dtype=cv2.CV_32F)
+    if glare.max() > 0:
+        gl = cv2.resize(glare[..., 0], (w, h), interpolation=cv2.INTER_LINEAR)
+        out += gl[..., None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def sensor_noise(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    """Luma noise (full resolution) plus blotchy chroma noise, in place where possible."""
+    if sigma <= 0:
+        return img
+    h, w = img.shape[:2]
+    cv2.setRNGSeed(int(rng.integers(2**31)))
+    n = np.empty((h, w), np.int16)
+    cv2.randn(n, 0, sigma)
+    out = cv2.add(img.astype(np.int16), cv2.merge([n, n, n]), dtype=cv2.CV_16S)
+    chroma = rng.normal(0, sigma * 0.5, (h // 4 + 1, w // 4 + 1, 3)).astype(np.float32)
+    chroma = cv2.resize(chroma, (w, h)).astype(np.int16)
+    out = cv2.add(out, chroma, dtype=cv2.CV_16S)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def motion_blur(img: np.ndarray, rng: np.random.Generator, length: float) -> np.ndarray:
+    k = max(3, int(round(length)) | 1)
+    kernel = np.zeros((k, k), np.float32)
+    kernel[k // 2, :] = 1
+    rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+    kernel = cv2.warpAffine(kernel, rot, (k, k))
+    kernel /= kernel.sum()
+    return cv2.filter2D(img, -1, kernel)
+
+
+def jpeg_roundtrip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    data = buf.tobytes()
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), data

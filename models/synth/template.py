@@ -1,0 +1,505 @@
+"""Our own drawing of the printed sheet (SHEET.md), sides A and B.
+
+Everything is drawn with OpenCV from ``scanner.geometry`` (cell units); a
+:class:`Printing` holds the per-copy variation (ink colours, line weights,
+paper tone, a few percent of geometry jitter for everything but the 11 x 11
+lattice) so that training sees many plausible printings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from models.synth.canvas import Canvas, densify, smooth_noise, wobble
+from scanner import geometry as g
+from scoring.layouts import LAYOUTS, Layout
+
+PAGE_MARGIN = 0.35  # cells of transparent border around the page on the template canvas
+
+
+@dataclass(frozen=True)
+class Printing:
+    """How one printed copy looks (BGR colours)."""
+
+    side: str
+    paper: tuple[int, int, int]
+    ink: tuple[int, int, int]  # dark brown/black line art
+    accent: tuple[int, int, int]  # orange (A) or grey (B): dashes, labels, ruins
+    band: tuple[int, int, int]  # coin track band
+    mountain: tuple[int, int, int]
+    gold: tuple[int, int, int]
+    line_w: float  # dashed line width, cells
+    dash: float  # dash length, cells
+    gap: float
+    frame_w: float  # thick inner frame line, cells
+    jitter: tuple[float, float, float, float]  # dx, dy, sx, sy of non-grid print, cells / ratio
+    texture: float  # strength of the paper texture
+    map_art: float  # strength of the faint old-map drawing
+    age: float  # darkening of the edges
+
+
+def random_printing(rng: np.random.Generator, side: str) -> Printing:
+    """A plausible printed copy of ``side``."""
+
+    def vary(c, amount):
+        return tuple(int(np.clip(v + rng.normal(0, amount), 0, 255)) for v in c)
+
+    tone = rng.uniform(-12, 8)
+    paper = vary((212 + tone, 226 + tone * 0.8, 236 + tone * 0.5), 4)
+    if side == "A":
+        accent = vary((45, 160, 228), 12)
+        band = vary((50, 170, 232), 10)
+    else:
+        accent = vary((150, 152, 148), 10)
+        band = vary((148, 160, 150), 8)
+    return Printing(
+        side=side,
+        paper=paper,
+        ink=vary((35, 45, 60), 10),
+        accent=accent,
+        band=band,
+        mountain=vary((28, 32, 72), 6),
+        gold=vary((40, 185, 232), 8),
+        line_w=rng.uniform(0.022, 0.036),
+        dash=rng.uniform(0.09, 0.14),
+        gap=rng.uniform(0.06, 0.09),
+        frame_w=rng.uniform(0.035, 0.055),
+        jitter=(
+            rng.normal(0, 0.04),
+            rng.normal(0, 0.04),
+            1 + rng.normal(0, 0.01),
+            1 + rng.normal(0, 0.01),
+        ),
+        texture=rng.uniform(0.6, 1.4),
+        map_art=rng.uniform(0.0, 1.0),
+        age=rng.uniform(0.3, 1.2),
+    )
+
+
+def page_canvas(ppc: float) -> Canvas:
+    """The canvas a template is drawn on: the page plus a small transparent margin."""
+    p = g.page_box()
+    m = PAGE_MARGIN
+    return Canvas.covering(p.x0 - m, p.y0 - m, p.x1 + m, p.y1 + m, ppc)
+
+
+def render_template(
+    side: str, ppc: float, rng: np.random.Generator, printing: Printing | None = None
+) -> tuple[np.ndarray, np.ndarray, Canvas, Printing]:
+    """Draw a blank printed sheet.
+
+    Returns
+    -------
+    bgr : (H, W, 3) uint8 image of the page on ``canvas``
+    alpha : (H, W) uint8, 255 on paper, 0 outside the torn edge
+    canvas : the :class:`Canvas` mapping cell units to these pixels
+    printing : the variation used
+    """
+    if side not in LAYOUTS:
+        raise ValueError(f"side must be 'A' or 'B', got {side!r}")
+    pr = printing or random_printing(rng, side)
+    cv = page_canvas(ppc)
+    img = _paper(cv, pr, rng)
+    alpha = _torn_alpha(cv, rng)
+    layout = LAYOUTS[side]
+    _header(img, cv, pr, rng)
+    _dashes(img, cv, pr)
+    if side == "B":
+        _rift(img, cv, pr, layout, rng)
+    _frame(img, cv, pr)
+    _labels(img, cv, pr)
+    for r, c in layout.mountains:
+        draw_mountain(img, cv, pr, r, c, rng)
+    for r, c in layout.ruins:
+        draw_ruins(img, cv, pr.accent, r, c)
+    _coin_track(img, cv, pr)
+    _season_boxes(img, cv, pr)
+    img = _age(img, cv, pr, rng)
+    return img, alpha, cv, pr
+
+
+# ---- paper ------------------------------------------------------------------------------
+def _paper(cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
+    h, w = cv.height, cv.width
+    low = smooth_noise(rng, (h, w), 6, octaves=4) * 7 * pr.texture
+    fine = smooth_noise(rng, (h // 2 + 1, w // 2 + 1), 60, octaves=2)
+    fine = cv2.resize(fine, (w, h)) * 2.5 * pr.texture
+    lum = low + fine
+    img = np.empty((h, w, 3), np.float32)
+    for k in range(3):
+        img[..., k] = pr.paper[k] + lum * (1.0 + 0.25 * k)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if pr.map_art > 0.15:
+        _map_art(img, cv, pr, rng)
+    return img
+
+
+def _map_art(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) -> None:
+    """Faint old-map lines (coasts, rivers) printed under the grid."""
+    art = np.zeros_like(img)
+    tone = (np.array(pr.paper) * (1 - 0.10 * pr.map_art)).astype(int).tolist()
+    for _ in range(int(rng.integers(6, 14))):
+        start = rng.uniform([-0.5, -0.5], [11.5, 11.5])
+        heading = rng.uniform(0, 2 * np.pi)
+        pts = [start]
+        for _ in range(int(rng.integers(15, 40))):
+            heading += rng.normal(0, 0.35)
+            pts.append(pts[-1] + 0.25 * np.array([np.cos(heading), np.sin(heading)]))
+        cv.polyline(art, np.array(pts), (255, 255, 255), 0.02)
+    mask = art[..., 0] > 0
+    img[mask] = (img[mask].astype(np.float32) * 0.3 + np.array(tone, np.float32) * 0.7).astype(
+        np.uint8
+    )
+
+
+def _torn_alpha(cv: Canvas, rng: np.random.Generator) -> np.ndarray:
+    p = g.page_box()
+    outline = densify([(p.x0, p.y0), (p.x1, p.y0), (p.x1, p.y1), (p.x0, p.y1), (p.x0, p.y0)], 0.05)
+    n = len(outline)
+    # Tears: mostly small ragged noise, with a few deeper bites.
+    rough = rng.normal(0, 0.018, n) + np.abs(rng.normal(0, 0.03, n)) * (rng.random(n) < 0.3)
+    rough = np.convolve(rough, np.ones(3) / 3, mode="same")
+    center = np.array([p.center])
+    direction = outline - center
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    torn = outline - direction * (np.abs(rough)[:, None] + 0.02)
+    alpha = cv.blank(1)
+    cv.fill(alpha, torn, 255)
+    return alpha
+
+
+def _age(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
+    """Darken and yellow the paper toward its edges; a few faint stains."""
+    small = Canvas(cv.ppc / 8, cv.origin, cv.width // 8 + 1, cv.height // 8 + 1)
+    m = small.blank(1)
+    p = g.page_box()
+    small.rect(m, p.x0 + 0.5, p.y0 + 0.5, p.x1 - 0.5, p.y1 - 0.5, 255)
+    d = cv2.distanceTransform(255 - m, cv2.DIST_L2, 3) / max(small.ppc, 1e-6)
+    edge = (np.clip(d / 0.5, 0, 1) ** 2).astype(np.float32)
+    stains = np.clip(smooth_noise(rng, m.shape, 5, octaves=2) - 0.6, 0, None) * 0.6
+    dark = (edge * 0.10 * pr.age + stains * 0.08 * pr.age).astype(np.float32)
+    dark = cv2.resize(dark, (cv.width, cv.height), interpolation=cv2.INTER_LINEAR)
+    gain = np.stack([1 - dark * 1.6, 1 - dark * 1.0, 1 - dark * 0.6], axis=-1)
+    return np.clip(img * gain, 0, 255).astype(np.uint8)
+
+
+# ---- printed elements -------------------------------------------------------------------
+def print_xy(pr: Printing, x: float, y: float) -> tuple[float, float]:
+    """Non-grid print positions move a little with the printing and cutting."""
+    dx, dy, sx, sy = pr.jitter
+    return 5.5 + (x - 5.5) * sx + dx * 0.3, 5.5 + (y - 5.5) * sy + dy * 0.3
+
+
+def _dashes(img, cv: Canvas, pr: Printing) -> None:
+    period = pr.dash + pr.gap
+    starts = np.arange(-pr.dash / 2 + 0.02, 11, period)
+    lines = []
+    for k in range(1, g.GRID_CELLS):
+        for s in starts:
+            a, b = max(0.0, s), min(11.0, s + pr.dash)
+            if b > a:
+                lines.append([(k, a), (k, b)])
+                lines.append([(a, k), (b, k)])
+    cv.polylines(img, lines, pr.accent, pr.line_w)
+
+
+def _frame(img, cv: Canvas, pr: Printing) -> None:
+    fw = g.FRAME_WIDTH
+    # Inner thick line just outside the grid, outer thin line.
+    half = pr.frame_w / 2
+    cv.rect(img, -half, -half, 11 + half, 11 + half, pr.ink, pr.frame_w)
+    cv.rect(img, -fw, -fw, 11 + fw, 11 + fw, pr.ink, pr.frame_w * 0.6)
+    ticks = []
+    step = 0.045
+    for k in range(0, 11, 2):
+        a, b = k + 0.15, min(k + 1.15, 10.85)
+        for t in np.arange(a, b, step):
+            ticks.append([(t, -fw), (t, -pr.frame_w)])
+            ticks.append([(t, 11 + pr.frame_w), (t, 11 + fw)])
+            ticks.append([(-fw, t), (-pr.frame_w, t)])
+            ticks.append([(11 + pr.frame_w, t), (11 + fw, t)])
+        # block outlines
+        for y0, y1 in ((-fw, -pr.frame_w), (11 + pr.frame_w, 11 + fw)):
+            ticks.append([(a, y0), (a, y1)])
+            ticks.append([(b, y0), (b, y1)])
+    cv.polylines(img, ticks, pr.ink, 0.012)
+    # Corner squares.
+    for cx, cy in ((-fw, -fw), (11, -fw), (11, 11), (-fw, 11)):
+        cv.rect(img, cx, cy, cx + fw, cy + fw, pr.ink, 0.015)
+
+
+def _labels(img, cv: Canvas, pr: Printing) -> None:
+    for r, letter in enumerate("ABCDEFGHIJK"):
+        x, y = print_xy(pr, g.ROW_LABEL_X, r + 0.5)
+        cv.text_centered(img, letter, (x, y), 0.2, pr.accent, weight=0.1)
+    for c in range(11):
+        x, y = print_xy(pr, c + 0.5, g.COLUMN_LABEL_Y)
+        cv.text_centered(img, str(c + 1), (x, y), 0.2, pr.accent, weight=0.1)
+    x, y = print_xy(pr, *g.SIDE_LABEL_XY)
+    cv.text_centered(img, f"({pr.side})", (x, y), 0.22, pr.ink, weight=0.12)
+
+
+def draw_mountain(img, cv: Canvas, pr: Printing, r: int, c: int, rng: np.random.Generator) -> None:
+    """The printed mountain: scribbled dark-brown square, white peaks, gold coin."""
+    x0, y0 = c + 0.02, r + 0.02
+    edge = densify([(0, 0), (0.96, 0), (0.96, 0.96), (0, 0.96), (0, 0)], 0.08)
+    edge = wobble(rng, edge, 0.012) + (x0, y0)
+    cv.fill(img, edge, pr.mountain)
+    light = tuple(min(255, int(v * 1.45 + 8)) for v in pr.mountain)
+    strokes = []
+    for _ in range(26):
+        a = rng.uniform(0.05, 0.9, 2)
+        d = np.array([1.0, -1.0]) * rng.uniform(0.1, 0.3)
+        strokes.append([(x0 + a[0], y0 + a[1]), (x0 + a[0] + d[0], y0 + a[1] + d[1])])
+    strokes = [np.clip(s, [x0, y0], [x0 + 0.96, y0 + 0.96]) for s in np.array(strokes)]
+    cv.polylines(img, strokes, light, 0.012)
+    white = (235, 240, 242)
+    big = [(0.16, 0.66), (0.42, 0.24), (0.60, 0.50)]
+    small = [(0.50, 0.38), (0.64, 0.22), (0.86, 0.62)]
+    inner = [(0.30, 0.46), (0.40, 0.36), (0.46, 0.52)]
+    cv.polylines(img, [np.array(p) + (c, r) for p in (big, small, inner)], white, 0.035)
+    draw_coin(img, cv, pr, (c + 0.52, r + 0.68), 0.15)
+
+
+def draw_coin(img, cv: Canvas, pr: Printing, center, radius: float) -> None:
+    dark = tuple(int(v * 0.62) for v in pr.gold)
+    bright = tuple(min(255, int(v * 1.15 + 20)) for v in pr.gold)
+    cv.circle(img, center, radius, dark)
+    cv.circle(img, center, radius * 0.82, pr.gold)
+    cv.circle(img, center, radius * 0.55, bright, 0.02)
+    cv.circle(img, center, radius * 0.2, dark, 0.015)
+
+
+def draw_ruins(img, cv: Canvas, color, r: int, c: int) -> None:
+    """Column-and-rubble icon in the middle of the cell."""
+    ox, oy = c, r
+    col = [
+        [(0.28, 0.32), (0.50, 0.32)],  # capital
+        [(0.30, 0.37), (0.48, 0.37)],
+        [(0.27, 0.74), (0.51, 0.74)],  # base
+        [(0.29, 0.69), (0.49, 0.69)],
+    ]
+    for x in (0.33, 0.39, 0.45):
+        col.append([(x, 0.38), (x, 0.68)])
+    rubble = [
+        [(0.55, 0.74), (0.72, 0.74)],
+        [(0.57, 0.74), (0.57, 0.56), (0.61, 0.52), (0.64, 0.56), (0.64, 0.74)],
+        [(0.66, 0.74), (0.66, 0.63), (0.70, 0.60), (0.70, 0.74)],
+        [(0.60, 0.45), (0.62, 0.47)],
+    ]
+    lines = [np.array(p) + (ox, oy) for p in col + rubble]
+    cv.polylines(img, lines, color, 0.028)
+
+
+def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generator) -> None:
+    """Side B's grey torn canyon over the wasteland cells."""
+    cells = sorted(layout.wasteland)
+    r0 = min(r for r, _ in cells) - 1
+    c0 = min(c for _, c in cells) - 1
+    r1 = max(r for r, _ in cells) + 2
+    c1 = max(c for _, c in cells) + 2
+    local = Canvas(cv.ppc, (c0, r0), int((c1 - c0) * cv.ppc), int((r1 - r0) * cv.ppc))
+    m = local.blank(1)
+    for r, c in cells:
+        local.rect(m, c + 0.04, r + 0.04, c + 0.96, r + 0.96, 255)
+    # Ragged outline: displace the mask with a smooth + rough random field.
+    h, w = m.shape
+    amp = 0.08 * cv.ppc
+    dx = (smooth_noise(rng, (h, w), 10, 3) * amp).astype(np.float32)
+    dy = (smooth_noise(rng, (h, w), 10, 3) * amp).astype(np.float32)
+    gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    m = cv2.remap(m, gx + dx, gy + dy, cv2.INTER_LINEAR)
+    m = cv2.GaussianBlur(m, (0, 0), max(0.6, 0.01 * cv.ppc))
+    a = m.astype(np.float32)[..., None] / 255
+    burn = cv2.GaussianBlur(m, (0, 0), 0.07 * cv.ppc).astype(np.float32)[..., None] / 255
+    burn = np.clip(burn * 2.2, 0, 1) * (1 - a)
+    x0, y0 = np.round(cv.px((c0, r0))).astype(int)
+    region = img[y0 : y0 + h, x0 : x0 + w].astype(np.float32)
+    tex = smooth_noise(rng, (h, w), 20, 3)[..., None] * 14
+    grey = np.array([150, 150, 146], np.float32) + tex
+    out = region * (1 - a) + grey * a
+    out = out * (1 - 0.45 * burn) + np.array([40, 70, 110], np.float32) * 0.45 * burn
+    img[y0 : y0 + h, x0 : x0 + w] = np.clip(out, 0, 255).astype(np.uint8)
+    cracks = []
+    for r, c in cells:
+        for _ in range(2):
+            p = np.array([c + rng.uniform(0.2, 0.8), r + rng.uniform(0.1, 0.3)])
+            cracks.append(wobble(rng, densify([p, p + (rng.normal(0, 0.1), 0.6)], 0.1), 0.03))
+    cv.polylines(img, cracks, (105, 108, 108), 0.015)
+
+
+def _coin_track(img, cv: Canvas, pr: Printing) -> None:
+    bx0, by0, bx1, by1 = g.COIN_BAND
+    x0, y0 = print_xy(pr, bx0, by0 + 0.05)
+    x1, y1 = print_xy(pr, bx1, by1 - 0.05)
+    cv.rect(img, x0, y0, x1, y1, pr.band)
+    for sx in (x0 - 0.04, x1 + 0.04):
+        sgn = -1 if sx < x0 else 1
+        brace = [(sx + sgn * 0.05, y0 - 0.06), (sx, y0), (sx, (y0 + y1) / 2 - 0.05)]
+        brace += [(sx - sgn * 0.05, (y0 + y1) / 2), (sx, (y0 + y1) / 2 + 0.05), (sx, y1)]
+        brace += [(sx + sgn * 0.05, y1 + 0.06)]
+        cv.polyline(img, brace, pr.ink, 0.02)
+    for i in range(g.COIN_COUNT):
+        draw_coin(img, cv, pr, print_xy(pr, *g.coin_center(i)), g.COIN_RADIUS * 0.95)
+    # Plus-shaped reminder icon with a tiny mountain and coin.
+    cx, cy = print_xy(pr, *g.REMINDER_ICON_XY)
+    s = 0.16
+    plus = [
+        (-s, -3 * s),
+        (s, -3 * s),
+        (s, -s),
+        (3 * s, -s),
+        (3 * s, s),
+        (s, s),
+        (s, 3 * s),
+        (-s, 3 * s),
+        (-s, s),
+        (-3 * s, s),
+        (-3 * s, -s),
+        (-s, -s),
+    ]
+    pts = np.array(plus) + (cx, cy)
+    cv.fill(img, pts, pr.band)
+    cv.polyline(img, pts, pr.ink, 0.015, closed=True)
+    cv.rect(img, cx - s, cy - s, cx + s, cy + s, pr.mountain)
+
+
+def _season_boxes(img, cv: Canvas, pr: Printing) -> None:
+    letters = ("AB", "BC", "CD", "DA")
+    faint = tuple(int(v * 0.55 + p * 0.45) for v, p in zip(pr.accent, pr.paper, strict=True))
+    line = tuple(int(v) for v in pr.ink)
+    for s in range(4):
+        b = g.season_box(s)
+        x0, y0 = print_xy(pr, b.x0, b.y0)
+        x1, y1 = print_xy(pr, b.x1, b.y1)
+        c = (x1 - x0) / 3
+        mid = (y0 + y1) / 2
+        _rounded_rect(img, cv, x0, y0, x1, y1, 0.12, line, 0.025)
+        cv.polylines(
+            img,
+            [
+                [(x0 + c, y0), (x0 + c, y1)],
+                [(x0 + 2 * c, y0), (x0 + 2 * c, y1)],
+                [(x0, mid), (x0 + 2 * c, mid)],
+            ],
+            line,
+            0.02,
+        )
+        for k in range(2):
+            cv.text_centered(
+                img,
+                letters[s][k],
+                (x0 + (k + 0.5) * c, y0 + (mid - y0) / 2),
+                0.24,
+                faint,
+                weight=0.05,
+            )
+        draw_coin(img, cv, pr, (x0 + 0.5 * c, (mid + y1) / 2), 0.12)
+        _monster_icon(img, cv, (x0 + 1.5 * c, (mid + y1) / 2), 0.16, faint)
+        if s < 3:
+            px = x1 + (g.SEASON_BOX_PITCH - 3 * g.SEASON_BOX_COLUMN) / 2
+            cv.text_centered(img, "+", (px, (y0 + y1) / 2), 0.2, line, weight=0.15)
+    sx, sy = print_xy(pr, *g.TOTAL_SHIELD_XY)
+    eq = sx - 0.7
+    cv.polylines(
+        img,
+        [
+            [(eq - 0.1, sy - 0.05), (eq + 0.1, sy - 0.05)],
+            [(eq - 0.1, sy + 0.05), (eq + 0.1, sy + 0.05)],
+        ],
+        line,
+        0.025,
+    )
+    shield = [
+        (sx - 0.4, sy - 0.45),
+        (sx + 0.4, sy - 0.45),
+        (sx + 0.4, sy + 0.05),
+        (sx, sy + 0.5),
+        (sx - 0.4, sy + 0.05),
+    ]
+    cv.polyline(img, shield, line, 0.025, closed=True)
+    for side in (-1, 1):
+        for k in range(5):
+            t = k / 4
+            lx = sx + side * (0.55 - 0.1 * t * t)
+            ly = sy - 0.25 + 0.65 * t
+            cv.circle(img, (lx, ly), 0.055, pr.gold)
+
+
+def _rounded_rect(img, cv, x0, y0, x1, y1, rad, color, width) -> None:
+    t = np.linspace(0, np.pi / 2, 6)
+    pts = []
+    for cx, cy, a0 in (
+        (x1 - rad, y0 + rad, -np.pi / 2),
+        (x1 - rad, y1 - rad, 0),
+        (x0 + rad, y1 - rad, np.pi / 2),
+        (x0 + rad, y0 + rad, np.pi),
+    ):
+        pts.extend(zip(cx + rad * np.cos(a0 + t), cy + rad * np.sin(a0 + t), strict=True))
+    cv.polyline(img, pts, color, width, closed=True)
+
+
+def _monster_icon(img, cv: Canvas, center, size: float, color) -> None:
+    cx, cy = center
+    s = size
+    head = [(-1, -0.6), (-0.6, 0.6), (0, 1), (0.6, 0.6), (1, -0.6)]
+    horns = [[(-1, -0.6), (-0.8, -1.1), (-0.5, -0.6)], [(1, -0.6), (0.8, -1.1), (0.5, -0.6)]]
+    lines = [np.array(head) * s + (cx, cy)] + [np.array(h) * s + (cx, cy) for h in horns]
+    lines.append(np.array([(-0.5, 0.3), (-0.2, 0.15), (0.2, 0.15), (0.5, 0.3)]) * s + (cx, cy))
+    cv.polylines(img, lines, color, 0.015)
+
+
+def _header(img, cv: Canvas, pr: Printing, rng: np.random.Generator) -> None:
+    ink = pr.ink
+    x, y = print_xy(pr, -0.65, -3.15)
+    cv.text(img, "CARTOGRAPHER:", (x, y), 0.2, ink, weight=0.12)
+    cv.polyline(img, [(x, y + 0.7), (x + 3.0, y + 0.7)], pr.accent, 0.03)
+    x2, y2 = print_xy(pr, -0.65, -1.95)
+    cv.text(img, "TITLE:", (x2, y2), 0.2, ink, weight=0.12)
+    cv.polyline(img, [(x2, y2 + 0.7), (x2 + 2.3, y2 + 0.7)], pr.accent, 0.03)
+    # Banner, crown, crossed swords and the shield that overlaps the frame.
+    cx, _ = print_xy(pr, 5.5, 0)
+    banner = [(cx - 1.8, -3.0), (cx - 1.2, -3.55), (cx, -3.4), (cx + 1.2, -3.55), (cx + 1.8, -3.0)]
+    lower = [(p[0], p[1] + 0.45) for p in banner]
+    cv.polyline(img, banner, ink, 0.03)
+    cv.polyline(img, lower, ink, 0.03)
+    cv.polyline(img, [banner[0], lower[0]], ink, 0.03)
+    cv.polyline(img, [banner[-1], lower[-1]], ink, 0.03)
+    crown = [
+        (cx - 0.25, -3.85),
+        (cx - 0.25, -4.1),
+        (cx - 0.12, -3.95),
+        (cx, -4.15),
+        (cx + 0.12, -3.95),
+        (cx + 0.25, -4.1),
+        (cx + 0.25, -3.85),
+    ]
+    cv.fill(img, crown, ink)
+    for sgn in (-1, 1):
+        cv.polyline(img, [(cx + sgn * 0.9, -2.6), (cx - sgn * 1.0, 0.25)], ink, 0.05)
+        cv.polyline(img, [(cx + sgn * 1.15, -2.55), (cx + sgn * 0.65, -2.65)], ink, 0.04)
+        scroll = [(cx + sgn * 0.8, -1.2), (cx + sgn * 2.8, -1.2)]
+        cv.polyline(img, scroll, ink, 0.035)
+        cv.circle(img, (cx + sgn * 1.4, -1.35), 0.15, ink, 0.03)
+    shield = [(cx - 0.65, -1.9), (cx + 0.65, -1.9), (cx + 0.65, -0.6), (cx, 0.3), (cx - 0.65, -0.6)]
+    cv.fill(img, shield, pr.paper)
+    cv.polyline(img, shield, ink, 0.04, closed=True)
+    # Compass rose.
+    ccx, ccy = print_xy(pr, 10.0, -2.75)
+    cv.circle(img, (ccx, ccy), 0.95, pr.accent, 0.025)
+    cv.circle(img, (ccx, ccy), 0.85, pr.accent, 0.012)
+    star = []
+    for k in range(16):
+        ang = k * np.pi / 8 - np.pi / 2
+        rad = 1.05 if k % 4 == 0 else 0.55 if k % 2 == 0 else 0.3
+        star.append((ccx + rad * np.cos(ang), ccy + rad * np.sin(ang)))
+    cv.fill(img, star, pr.accent)
+    cv.circle(img, (ccx, ccy), 0.1, pr.paper)
+    for lab, ang in (("N", -90), ("E", 0), ("S", 90), ("W", 180)):
+        a = np.deg2rad(ang)
+        cv.text_centered(
+            img, lab, (ccx + 1.15 * np.cos(a), ccy + 1.15 * np.sin(a)), 0.13, pr.accent
+        )

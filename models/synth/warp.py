@@ -1,0 +1,132 @@
+"""Put a flat sheet into an image: a homography from cell units plus paper curl.
+
+Image coordinates follow OpenCV: pixel ``(i, j)``'s centre is the point
+``(i, j)``. A sheet point ``p`` (cells) lands at ``H @ (p + curl(p))``; the
+renderer inverts that per output pixel on a coarse grid and resamples the
+flat sheet with one ``cv2.remap``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from models.synth.canvas import Canvas
+
+COARSE = 8  # output pixels per step of the coarse inverse map
+
+
+@dataclass(frozen=True)
+class Curl:
+    """A smooth displacement of sheet points in the sheet plane (cells).
+
+    ``d(p) = amp * max(0, (p - origin) . normal / length) ** 2 * direction``
+    (one edge lifting and bending) plus a low-frequency wave.
+    """
+
+    amp: float = 0.0
+    origin: tuple[float, float] = (5.5, 5.5)
+    normal: tuple[float, float] = (1.0, 0.0)
+    direction: tuple[float, float] = (1.0, 0.0)
+    length: float = 8.0
+    wave: float = 0.0
+    wave_k: tuple[float, float] = (0.3, 0.2)
+    wave_phase: float = 0.0
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        p = np.asarray(p, np.float64)
+        if self.amp == 0 and self.wave == 0:
+            return np.zeros_like(p)
+        s = ((p - self.origin) @ np.asarray(self.normal)) / self.length
+        bend = self.amp * np.clip(s, 0, None) ** 2
+        d = bend[..., None] * np.asarray(self.direction)
+        phase = p @ np.asarray(self.wave_k) + self.wave_phase
+        d = d + self.wave * np.stack([np.sin(phase), np.cos(1.3 * phase)], axis=-1)
+        return d
+
+
+def random_curl(rng: np.random.Generator, amount: float) -> Curl:
+    """A plausible bend of up to about ``amount`` cells at the lifted edge."""
+    if amount <= 0:
+        return Curl()
+    a = rng.uniform(0, 2 * np.pi)
+    normal = (np.cos(a), np.sin(a))
+    b = a + rng.normal(0, 0.5)
+    return Curl(
+        amp=rng.uniform(0.3, 1.0) * amount,
+        origin=(5.5 + rng.normal(0, 2), 5.5 + rng.normal(0, 2)),
+        normal=normal,
+        direction=(np.cos(b), np.sin(b)),
+        length=rng.uniform(6, 12),
+        wave=rng.uniform(0, 0.3) * amount,
+        wave_k=tuple(rng.normal(0, 0.35, 2)),
+        wave_phase=rng.uniform(0, 2 * np.pi),
+    )
+
+
+def project(h: np.ndarray, curl: Curl, pts) -> np.ndarray:
+    """Sheet points (cells, (..., 2)) -> image pixels (OpenCV convention)."""
+    p = np.asarray(pts, np.float64)
+    q = p + curl(p)
+    flat = q.reshape(-1, 2)
+    out = cv2.perspectiveTransform(flat[None], h)[0]
+    return out.reshape(p.shape)
+
+
+def source_map(
+    h: np.ndarray, curl: Curl, canvas: Canvas, size: tuple[int, int], coarse: int = COARSE
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every output pixel, where to sample the flat sheet on ``canvas`` (float32 maps)."""
+    w, hgt = size
+    cw, ch = max(2, -(-w // coarse)), max(2, -(-hgt // coarse))
+    sx, sy = w / cw, hgt / ch
+    xs = (np.arange(cw) + 0.5) * sx - 0.5
+    ys = (np.arange(ch) + 0.5) * sy - 0.5
+    gx, gy = np.meshgrid(xs, ys)
+    q = np.stack([gx, gy], axis=-1).reshape(-1, 2)
+    hinv = np.linalg.inv(h)
+    p1 = cv2.perspectiveTransform(q[None], hinv)[0]
+    p = p1.copy()
+    for _ in range(3):  # solve p + curl(p) = p1
+        p = p1 - curl(p)
+    src = canvas.px(p) - 0.5
+    mx = src[:, 0].reshape(ch, cw).astype(np.float32)
+    my = src[:, 1].reshape(ch, cw).astype(np.float32)
+    mx = cv2.resize(mx, (w, hgt), interpolation=cv2.INTER_LINEAR)
+    my = cv2.resize(my, (w, hgt), interpolation=cv2.INTER_LINEAR)
+    return mx, my
+
+
+def local_scale(h: np.ndarray, curl: Curl, pts) -> float:
+    """Largest image pixels per cell of the mapping around the given sheet points."""
+    best = 0.0
+    for p in np.asarray(pts, np.float64):
+        a = project(h, curl, [p, p + (0.5, 0), p + (0, 0.5)])
+        best = max(best, np.linalg.norm(a[1] - a[0]) * 2, np.linalg.norm(a[2] - a[0]) * 2)
+    return best
+
+
+def warp_sheet(
+    bgr: np.ndarray,
+    alpha: np.ndarray,
+    canvas: Canvas,
+    h: np.ndarray,
+    curl: Curl,
+    background: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Composite the flat sheet onto ``background`` (modified copy returned) and its alpha."""
+    hgt, w = background.shape[:2]
+    mx, my = source_map(h, curl, canvas, (w, hgt))
+    bgra = np.dstack([bgr, alpha])
+    warped = cv2.remap(bgra, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    a = warped[..., 3]
+    out = background.copy()
+    inside = a == 255
+    out[inside] = warped[..., :3][inside]
+    edge = (a > 0) & ~inside
+    if edge.any():
+        af = a[edge].astype(np.float32)[:, None] / 255
+        out[edge] = (warped[..., :3][edge] * af + background[edge] * (1 - af)).astype(np.uint8)
+    return out, a

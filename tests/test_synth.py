@@ -1,0 +1,219 @@
+"""Synthetic sheets: determinism, and ground truth that agrees with the rendered pixels."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from models.synth import make_photo, make_view, write_sample
+from models.synth.draw import STYLES, draw_game, random_style
+from models.synth.game import MAX_COINS, simulate_game
+from models.synth.template import print_xy, render_template
+from models.synth.truth import written_numbers
+from scanner import geometry as g
+from scanner.cells import cut_cells
+from scoring.board import EMPTY, Map
+from scoring.game import score_game
+from scoring.layouts import LAYOUTS
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _sample(grey: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts, np.float32).reshape(-1, 2)
+    mx = pts[:, 0].reshape(1, -1)
+    my = pts[:, 1].reshape(1, -1)
+    return cv2.remap(grey, mx, my, cv2.INTER_LINEAR)[0]
+
+
+def _frame_contrast(img: np.ndarray, lattice: list, offset: float) -> float:
+    """Median grey on the frame just outside the grid edge over median grey ``offset`` cells out.
+
+    Points are placed with the truth lattice along the four outer edges of the grid,
+    between consecutive lattice points, so a wrong lattice samples paper instead of ink.
+    """
+    lat = np.asarray(lattice, np.float64)
+    n = g.GRID_CELLS
+    on, off = [], []
+    edges = [
+        (lat[0, :], lat[1, :]),  # top edge, inward neighbour row
+        (lat[n, :], lat[n - 1, :]),
+        (lat[:, 0], lat[:, 1]),
+        (lat[:, n], lat[:, n - 1]),
+    ]
+    for edge, inner in edges:
+        for k in range(n):
+            for t in (0.3, 0.5, 0.7):
+                p = edge[k] * (1 - t) + edge[k + 1] * t
+                q = inner[k] * (1 - t) + inner[k + 1] * t
+                out = p - q  # one cell outward
+                on.append(p + out * 0.02)
+                off.append(p + out * offset)
+    grey = _grey(img)
+    return float(np.median(_sample(grey, on)) / np.median(_sample(grey, off)))
+
+
+def test_view_is_deterministic_for_a_seed():
+    a, ta = make_view(11, "normal")
+    b, tb = make_view(11, "normal")
+    c, _ = make_view(12, "normal")
+    assert np.array_equal(a, b)
+    assert ta == tb
+    assert not np.array_equal(a, c)
+    assert a.shape == (g.canonical_size()[1], g.canonical_size()[0], 3)
+    assert cut_cells(a).shape[0] == 121
+
+
+def test_photo_is_deterministic_for_a_seed():
+    a, ta = make_photo(5, "normal")
+    b, tb = make_photo(5, "normal")
+    assert np.array_equal(a, b)
+    assert ta == tb
+    assert [a.shape[1], a.shape[0]] == ta["image_size"]
+
+
+@pytest.mark.parametrize("difficulty", ["clean", "normal", "hard"])
+def test_view_lattice_lands_on_the_frame(difficulty):
+    for seed in range(3):
+        view, truth = make_view(seed, difficulty)
+        assert _frame_contrast(view, truth["lattice"], 0.55) < 0.75, (difficulty, seed)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_photo_lattice_lands_on_the_frame(seed):
+    img, truth = make_photo(seed, "normal")
+    assert _frame_contrast(img, truth["lattice"], 0.55) < 0.8
+    corners = np.asarray(truth["grid_corners"])
+    lat = np.asarray(truth["lattice"])
+    assert np.allclose(corners, [lat[0, 0], lat[0, 11], lat[11, 11], lat[11, 0]], atol=0.02)
+
+
+def test_a_shifted_lattice_misses_the_frame():
+    view, truth = make_view(4, "clean")
+    lat = np.asarray(truth["lattice"])
+    shifted = lat + (lat[0, 1] - lat[0, 0]) * 0.5 + (lat[1, 0] - lat[0, 0]) * 0.5
+    assert _frame_contrast(view, lat, 0.55) < 0.75
+    assert _frame_contrast(view, shifted, 0.55) > 0.8
+
+
+def test_curl_makes_the_lattice_no_homography_of_the_corners():
+    worst = 0.0
+    for seed in range(4):
+        _, truth = make_view(seed, "hard")
+        lat = np.asarray(truth["lattice"], np.float64)
+        src = np.array([(0, 0), (11, 0), (11, 11), (0, 11)], np.float32)
+        h = cv2.getPerspectiveTransform(src, np.asarray(truth["grid_corners"], np.float32))
+        yy, xx = np.mgrid[0:12, 0:12]
+        pts = np.stack([xx, yy], -1).reshape(1, -1, 2).astype(np.float64)
+        pred = cv2.perspectiveTransform(pts, h)[0].reshape(12, 12, 2)
+        worst = max(worst, float(np.abs(pred - lat).max()))
+    assert worst > 0.5
+
+
+def test_written_numbers_are_the_rules_scores_of_the_season_maps():
+    for seed in range(4):
+        _, truth = make_view(seed, "clean")
+        layout = LAYOUTS[truth["side"]]
+        maps = [Map(tuple(rows), layout) for rows in truth["season_grids"]]
+        result = score_game(maps, truth["cards"], truth["season_coins"])
+        written = truth["written"]
+        assert written["total"] == result.total
+        for got, season in zip(written["seasons"], result.seasons, strict=True):
+            assert (got["card1"], got["card2"]) == season.edict_points
+            assert got["coins"] == season.coins
+            assert got["monsters"] == season.monsters
+            assert got["total"] == got["card1"] + got["card2"] + got["coins"] + got["monsters"]
+        assert truth["grid"] == truth["season_grids"][-1]
+        assert truth["coins"] == truth["season_coins"][-1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simulated_game_is_a_legal_growing_map(seed):
+    rng = np.random.default_rng(seed)
+    game = simulate_game(rng, "AB"[seed % 2])
+    prev = Map.empty(game.layout).grid
+    for grid, coins in zip(game.season_grids, game.season_coins, strict=True):
+        Map(grid, game.layout)  # raises on a mountain/wasteland mismatch
+        for r in range(11):
+            for c in range(11):
+                if prev[r][c] != EMPTY:
+                    assert grid[r][c] == prev[r][c], "a drawn space changed"
+        assert 0 <= coins <= MAX_COINS
+        prev = grid
+    assert list(game.season_coins) == sorted(game.season_coins)
+    assert sorted(game.cards) == ["A", "B", "C", "D"]
+    filled = sum(ch in "TVFWM" for row in game.grid for ch in row)
+    assert 30 <= filled <= 116
+    for p in game.placements:
+        assert 1 <= len(p.cells) <= 5
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_marked_coins_are_the_first_ones(style):
+    rng = np.random.default_rng(7)
+    game = simulate_game(rng, "A")
+    st = random_style(rng, style)
+    written = written_numbers(game)
+    blank, _, cv, pr = render_template("A", 40, rng)
+    drawn = draw_game(blank, cv, pr, game, st, written, rng)
+    diff = np.abs(_grey(drawn) - _grey(blank))
+    marked = []
+    for i in range(g.COIN_COUNT):
+        x, y = cv.px(print_xy(pr, *g.coin_center(i)))
+        r = g.COIN_RADIUS * cv.ppc
+        patch = diff[int(y - r) : int(y + r), int(x - r) : int(x + r)]
+        marked.append(bool(patch.mean() > 4))
+    assert marked == [i < game.coins for i in range(g.COIN_COUNT)]
+
+
+def test_drawn_cells_carry_ink_and_empty_ones_stay_clean():
+    rng = np.random.default_rng(3)
+    game = simulate_game(rng, "B")
+    st = random_style(rng, "ballpoint")
+    st = type(st)(**{**st.__dict__, "smudges": 0.0})
+    blank, _, cv, pr = render_template("B", 40, rng)
+    drawn = draw_game(blank, cv, pr, game, st, written_numbers(game), rng)
+    diff = np.abs(_grey(drawn) - _grey(blank))
+    for r in range(11):
+        for c in range(11):
+            x0, y0 = cv.px((c + 0.2, r + 0.2)).astype(int)
+            x1, y1 = cv.px((c + 0.8, r + 0.8)).astype(int)
+            ink = diff[y0:y1, x0:x1].mean()
+            if game.grid[r][c] in "TVFWM":
+                assert ink > 3, (r, c)
+            elif game.grid[r][c] == EMPTY and not _near_outline(game, r, c):
+                assert ink < 2, (r, c)
+
+
+def _near_outline(game, r, c) -> bool:
+    """Outlines and icons of neighbours may cross a little into this cell."""
+    return any(
+        0 <= r + dr < 11 and 0 <= c + dc < 11 and game.grid[r + dr][c + dc] in "TVFWM"
+        for dr in (-1, 0, 1)
+        for dc in (-1, 0, 1)
+    )
+
+
+def test_write_sample_stores_turned_pixels_with_exif(tmp_path):
+    seen = set()
+    for seed in range(8):
+        path = tmp_path / f"s{seed}.jpg"
+        truth = write_sample(path, seed, "normal")
+        stored = json.loads(path.with_suffix(".json").read_text())
+        assert stored == json.loads(json.dumps(truth))
+        with Image.open(path) as im:
+            assert im.getexif().get(0x0112, 1) == truth["exif_orientation"]
+            upright = ImageOps.exif_transpose(im)
+            assert list(upright.size) == truth["image_size"]
+        seen.add(truth["exif_orientation"])
+        if truth["exif_orientation"] != 1:
+            shown, _ = make_photo(seed, "normal")
+            got = np.asarray(upright)[..., ::-1].astype(np.float32)
+            assert np.abs(got - shown).mean() < 4
+    assert seen - {1}, "no seed stored a turned photo"
