@@ -1,10 +1,302 @@
-"""cartoscore command line (typer). Contract: shared/CLI.md."""
+"""cartoscore: score Cartographers map sheets (photos or map files). Contract: shared/CLI.md."""
 
 from __future__ import annotations
 
+import json
+import sys
+import traceback
+from pathlib import Path
+
 import typer
+from rich.console import Console
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _err(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _usage(message: str) -> typer.Exit:
+    _err(f"error: {message}")
+    return typer.Exit(EXIT_USAGE)
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "this input is bad": reported in one line, others go on."""
+    from app.inputs import PhotoScoringUnavailable
+    from scanner.errors import ScanError
+    from scoring.textmap import BadMapFile
+
+    return (BadMapFile, PhotoScoringUnavailable, ScanError, ValueError, OSError)
+
+
+def _parse_cards(text: str | None) -> dict[str, str] | None:
+    """``--cards A,B,C,D`` -> edict -> card id; exit 2 on unknown cards."""
+    if text is None:
+        return None
+    from scoring.cards import UnknownCard, find_card
+    from scoring.game import EDICTS
+
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != 4 or not all(names):
+        raise _usage(f"--cards takes 4 cards separated by commas (edicts A-D), got {text!r}")
+    try:
+        return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+    except UnknownCard as err:
+        raise _usage(str(err)) from None
+
+
+def _parse_coins(text: str | None) -> list[int] | None:
+    """``--coins N`` or ``--coins a,b,c,d`` (one per season); exit 2 when unreadable."""
+    if text is None:
+        return None
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise _usage(f"--coins takes a number (or one per season: a,b,c,d), got {text!r}") from None
+    if len(values) not in (1, 4) or not all(0 <= v <= 14 for v in values):
+        raise _usage(f"--coins: give 1 or 4 numbers from 0 to 14, got {text!r}")
+    return values
+
+
+def _check_side(side: str) -> str | None:
+    key = side.strip()
+    if key.lower() == "auto":
+        return None
+    from scoring.layouts import LAYOUTS
+
+    if key.upper() not in LAYOUTS:
+        raise _usage(f"--side takes auto, {', '.join(LAYOUTS)}; got {side!r}")
+    return key.upper()
+
+
+def _check_lang(lang: str) -> str:
+    from scoring.i18n import LANGS
+
+    if lang not in LANGS:
+        raise _usage(f"--lang takes one of {', '.join(LANGS)}; got {lang!r}")
+    return lang
+
+
+def _warn_deal(cards: dict[str, str], where: str = "") -> None:
+    from scoring.game import deal_warnings
+
+    for warning in deal_warnings(cards):
+        _err(f"warning: {where}{warning}")
+
+
+def _coins_for(override: list[int] | None, sheet_coins: int | None) -> int | list[int]:
+    """--coins (one number, or one per season) wins over the sheet's own count, else 0."""
+    if override is not None:
+        return override[0] if len(override) == 1 else override
+    return sheet_coins or 0
+
+
+@app.command()
+def score(
+    inputs: list[Path] = typer.Argument(..., help="Photos or map files (.txt/.map/.json)."),
+    cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
+    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
+    coins: str = typer.Option(None, "--coins", help="Marked coins (N, or a,b,c,d per season)."),
+    per_season: bool = typer.Option(
+        False, "--per-season", help="Inputs are the sheet at the end of each season, in order."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="JSON Lines, one object per input."),
+    lang: str = typer.Option("en", "--lang", help="Language: en, it, fr, es, zh."),
+    overlay: Path = typer.Option(None, "--overlay", help="Annotated image (photo input)."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
+) -> None:
+    """Score map sheets: card points, seasons, total and solo title."""
+    deal = _parse_cards(cards)
+    coin_values = _parse_coins(coins)
+    side_key = _check_side(side)
+    lang = _check_lang(lang)
+    if per_season and len(inputs) > 4:
+        raise _usage(f"--per-season takes 1 to 4 inputs (spring..winter), got {len(inputs)}")
+    if overlay is not None:
+        _err("warning: --overlay is not available yet; no image written")
+    if deal is not None:
+        _warn_deal(deal)
+
+    from app.inputs import load_input
+
+    errors = _input_errors()
+    console = Console(highlight=False, soft_wrap=False)
+    loaded = []
+    failed = False
+    for path in inputs:
+        try:
+            loaded.append((str(path), load_input(path, side=side_key), None))
+        except errors as err:
+            if debug:
+                traceback.print_exc()
+            loaded.append((str(path), None, _one_line(err)))
+            failed = True
+
+    if per_season:
+        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug)
+    else:
+        for source, item, error in loaded:
+            if error is not None:
+                _report_error(source, error, as_json)
+                continue
+            try:
+                _score_one(item, deal, coin_values, as_json, lang, console)
+            except errors as err:
+                if debug:
+                    traceback.print_exc()
+                _report_error(source, _one_line(err), as_json)
+                failed = True
+    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _report_error(source: str, message: str, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({"source": source, "error": message}, ensure_ascii=False))
+    else:
+        _err(f"error: {message}" if message.startswith(source) else f"error: {source}: {message}")
+
+
+def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Console) -> None:
+    from app.report import render_sheet, sheet_json
+    from scoring.game import score_game
+
+    sheet = item.sheet
+    cards = deal or item.cards
+    if cards is None:
+        raise ValueError(f"{sheet.source}: no cards (give --cards A,B,C,D or a 'cards:' header)")
+    if deal is None:
+        _warn_deal(cards, f"{sheet.source}: ")
+    game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
+    if as_json:
+        typer.echo(json.dumps(sheet_json(sheet, game), ensure_ascii=False))
+    else:
+        render_sheet(console, sheet, game, lang=lang)
+
+
+def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug) -> bool:
+    """Score the inputs as spring, summer, fall, winter of one sheet. True if any failed."""
+    from app.report import render_game, render_sheet, sheet_json
+    from scoring.game import SEASONS, score_game
+
+    failed = any(error is not None for _, _, error in loaded)
+    good = [(i, item) for i, (_, item, error) in enumerate(loaded) if error is None]
+    cards = deal
+    if cards is None:
+        headed = [item.cards for _, item in good if item.cards is not None]
+        cards = headed[0] if headed else None
+        if any(c != cards for c in headed):
+            _err("warning: the map files' cards: headers differ; using the first")
+        if cards is not None:
+            _warn_deal(cards)
+    game = None
+    if good and cards is not None:
+        if coin_values is not None and len(coin_values) == 4:
+            coins = [coin_values[i] for i, _ in good]
+        elif coin_values is not None:
+            coins = [coin_values[0]] * len(good)
+        else:
+            coins = [item.sheet.coins or 0 for _, item in good]
+        if len(good) < len(loaded):
+            _err("warning: seasons of failed inputs are left out of the total")
+        # Seasons follow input positions, so a failed input leaves its season out.
+        positions = [i for i, _ in good]
+        game = score_game(
+            [item.sheet.map for _, item in good],
+            cards,
+            coins,
+            per_season=True,
+            season_numbers=positions,
+        )
+    for i, (source, item, error) in enumerate(loaded):
+        season = SEASONS[i][0]
+        if error is not None:
+            _report_error(source, error, as_json)
+            continue
+        if game is None:
+            _report_error(source, "no cards (give --cards A,B,C,D or a 'cards:' header)", as_json)
+            failed = True
+            continue
+        coins_i = coins[[j for j, _ in good].index(i)]
+        on_map = score_game([item.sheet.map], cards, coins_i)
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    sheet_json(item.sheet, on_map, game=game, season=season), ensure_ascii=False
+                )
+            )
+        else:
+            render_sheet(console, item.sheet, on_map, lang=lang, season=season, show_game=False)
+    if game is not None and not as_json:
+        render_game(console, game, lang=lang)
+    return failed
+
+
+@app.command("cards")
+def list_cards(
+    lang: str = typer.Option("en", "--lang", help="Language of card names: en, it, fr, es, zh."),
+) -> None:
+    """List the 16 scoring cards with their rules and solo values."""
+    from scoring.cards import CARDS
+
+    lang = _check_lang(lang)
+    console = Console(highlight=False)
+    deck = None
+    for card in CARDS.values():
+        if card.deck != deck:
+            deck = card.deck
+            console.print(f"\n[bold]{deck} deck[/bold]")
+        console.print(f"  [cyan]{card.id}[/cyan]  {card.name_in(lang)}  (solo {card.solo})")
+        console.print(f"      {card.rule}")
+
+
+@app.command()
+def read(
+    photo: Path = typer.Argument(..., help="A photo of a map sheet."),
+    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
+    debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
+) -> None:
+    """Print the recognised map in the text map format, ready to correct and score."""
+    from app.inputs import read_photo
+    from scoring.textmap import format_text
+
+    side_key = _check_side(side)
+    try:
+        sheet = read_photo(photo, side=side_key)
+    except _input_errors() as err:
+        if debug:
+            traceback.print_exc()
+        _err(f"error: {_one_line(err)}")
+        raise typer.Exit(EXIT_FAILED) from None
+    for r in sheet.review:
+        typer.echo(f"; check {r.space}: {r.reason}")
+    typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
+
+
+@app.command()
+def synth(
+    out: Path = typer.Option(..., "--out", help="Output directory."),
+    n: int = typer.Option(100, "--n", help="Number of sheets to render."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    difficulty: str = typer.Option("mixed", "--difficulty", help="clean, normal, hard or mixed."),
+    cells: bool = typer.Option(False, "--cells", help="Also write the cell crops."),
+) -> None:
+    """Render synthetic photos of filled-in sheets (training and test data)."""
+    if difficulty not in ("clean", "normal", "hard", "mixed"):
+        raise _usage(f"--difficulty takes clean, normal, hard or mixed; got {difficulty!r}")
+    try:
+        from models.synth.command import run_synth
+    except ImportError as err:
+        _err(f"error: synthesis not available ({_one_line(err)})")
+        raise typer.Exit(EXIT_FAILED) from None
+    run_synth(out, n=n, seed=seed, difficulty=difficulty, cells=cells)
 
 
 def main() -> None:
@@ -13,4 +305,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -45,10 +45,10 @@ class Explanation:
         """Plain-JSON form: space names, 1-based rows/columns as printed (A.., 1..)."""
         return {
             "reason": self.reason,
-            "spaces": sorted(space_name(s) for s in self.spaces),
+            "spaces": [space_name(s) for s in sorted(self.spaces)],
             "rows": [ROW_LABELS[r] for r in self.rows],
             "columns": [c + 1 for c in self.columns],
-            "clusters": [sorted(space_name(s) for s in cl) for cl in self.clusters],
+            "clusters": [[space_name(s) for s in sorted(cl)] for cl in self.clusters],
             "diagonals": [[space_name(s) for s in d] for d in self.diagonals],
         }
 

@@ -119,6 +119,7 @@ def score_game(
     coins: int | Sequence[int] = 0,
     *,
     per_season: bool | None = None,
+    season_numbers: Sequence[int] | None = None,
 ) -> GameResult:
     """Score the four seasons.
 
@@ -131,6 +132,9 @@ def score_game(
         all four are given.
     cards : edict letter ("A".."D") -> card id or name
     coins : marked coins, one number for every season or one per scored season
+    season_numbers : with ``per_season``, which season each map is (0 spring .. 3
+        winter, increasing); default ``0, 1, ...``. Lets a caller leave out a season
+        whose map is missing.
 
     Returns
     -------
@@ -145,6 +149,13 @@ def score_game(
     ids = resolve_cards(cards)
     n_seasons = len(maps) if per_season else 4
     season_maps = list(maps) if per_season else [maps[0]] * 4
+    numbers = list(range(n_seasons))
+    if season_numbers is not None:
+        numbers = [int(i) for i in season_numbers]
+        if not per_season or len(numbers) != n_seasons:
+            raise ValueError("season_numbers needs per_season and one number per map")
+        if numbers != sorted(set(numbers)) or not all(0 <= i < 4 for i in numbers):
+            raise ValueError(f"season_numbers must increase within 0..3, got {numbers}")
     if isinstance(coins, int):
         season_coins = [coins] * n_seasons
     else:
@@ -158,7 +169,7 @@ def score_game(
     seasons: list[SeasonResult] = []
     cache: dict[int, tuple[dict[str, CardResult], int]] = {}
     for i in range(n_seasons):
-        name, edicts, _time = SEASONS[i]
+        name, edicts, _time = SEASONS[numbers[i]]
         m = season_maps[i]
         if id(m) not in cache:
             results = {e: CARDS[ids[e]].score(m) for e in EDICTS}

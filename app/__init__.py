@@ -1,0 +1,1 @@
+"""Command-line support: loading inputs into Sheets and writing reports."""

@@ -1,0 +1,64 @@
+"""Load each CLI input (a photo or a map file) into a :class:`scanner.sheet.Sheet`.
+
+Map scoring never imports the image stack: the photo reader is imported lazily,
+only when a photo is given.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from scanner.sheet import Sheet
+from scoring.textmap import load_map_file
+
+PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif"})
+MAP_SUFFIXES = frozenset({".txt", ".map", ".json"})
+
+
+class PhotoScoringUnavailable(RuntimeError):
+    """The photo reader (``scanner.pipeline``) is not part of this installation yet."""
+
+
+@dataclass(frozen=True)
+class LoadedInput:
+    """A sheet, and the cards its map file's ``cards:`` header named (None for photos)."""
+
+    sheet: Sheet
+    cards: dict[str, str] | None = None
+
+
+def is_photo(path: str | Path) -> bool:
+    """True when the file name says it is an image (by extension, case-insensitive)."""
+    return Path(path).suffix.lower() in PHOTO_SUFFIXES
+
+
+def read_photo(path: str | Path, *, side: str | None = None) -> Sheet:
+    """Recognise the sheet in a photo with ``scanner.pipeline.read_photo``.
+
+    ``side`` is "A", "B" or None (detect). Raises :class:`PhotoScoringUnavailable`
+    when the scanner pipeline is not installed; scanner errors pass through.
+    """
+    if importlib.util.find_spec("scanner.pipeline") is None:
+        raise PhotoScoringUnavailable(f"{path}: photo scoring not available yet")
+    from scanner.pipeline import read_photo as scan  # lazy: pulls in cv2/onnxruntime
+
+    return scan(path, side=side or "auto")
+
+
+def load_input(path: str | Path, *, side: str | None = None) -> LoadedInput:
+    """Read one input: a photo by extension, anything else as a text or JSON map file.
+
+    Raises :class:`scoring.textmap.BadMapFile`, :class:`PhotoScoringUnavailable`,
+    or the scanner's ``ScanError`` subclasses, each naming the file.
+    """
+    if is_photo(path):
+        return LoadedInput(read_photo(path, side=side))
+    mf = load_map_file(path, side=side)
+    return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)
+
+
+def load_sheet(path: str | Path, *, side: str | None = None) -> Sheet:
+    """Just the :class:`Sheet` of :func:`load_input`."""
+    return load_input(path, side=side).sheet

@@ -1,0 +1,201 @@
+"""Reports of a scored sheet: the JSON object of CLI.md and the human report (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from scanner.sheet import Sheet
+from scoring.board import EMPTY, Map
+from scoring.cards import CARDS
+from scoring.game import EDICTS, GameResult
+from scoring.i18n import season_name
+from scoring.layouts import ROW_LETTERS, SIZE
+
+STYLES = {
+    "T": "bold green",
+    "V": "bold red",
+    "F": "bold yellow",
+    "W": "bold blue",
+    "M": "bold magenta",
+    "^": "bold rgb(150,90,40)",
+    "#": "grey50",
+    EMPTY: "grey42",
+}
+RUIN_MARK = "r"  # how an unfilled ruins space is drawn in the report
+LEGEND = (
+    "T forest  V village  F farm  W water  M monster\n"
+    "^ mountain  # wasteland  r unfilled ruins  (underlined: drawn on ruins)"
+)
+
+ONE_MAP_NOTE = (
+    "All four seasons were scored on this one map (the final sheet); the numbers "
+    "written in earlier seasons' boxes were scored on earlier maps and may differ. "
+    "Give one map per season with --per-season to score each season on its own map."
+)
+
+
+def _solo_json(game: GameResult) -> dict | None:
+    if game.solo is None:
+        return None
+    return {"card_sum": game.solo.card_sum, "rating": game.solo.rating, "title": game.solo.title_en}
+
+
+def sheet_json(
+    sheet: Sheet,
+    on_map: GameResult,
+    *,
+    game: GameResult | None = None,
+    season: str | None = None,
+) -> dict:
+    """The CLI.md ``--json`` object for one input.
+
+    ``on_map`` is the game scored on this sheet's map alone (card points, monsters,
+    explanations); ``game`` is the whole game when the sheet is one season of a
+    per-season game (``season`` names it), else ``on_map`` is the game.
+    """
+    game = game or on_map
+    out: dict = {"source": sheet.source, "side": sheet.map.layout.name}
+    if season is not None:
+        out["season"] = season
+    out["grid"] = list(sheet.map.grid)
+    if sheet.confidence is not None:
+        out["confidence"] = [[round(float(p), 3) for p in row] for row in sheet.confidence]
+    out |= {
+        "coins": on_map.seasons[-1].coins,
+        "cards": dict(game.cards),
+        "card_points": dict(on_map.card_points),
+        "monsters": on_map.monsters,
+        "seasons": [
+            {
+                "season": s.season,
+                "edicts": list(s.edicts),
+                "edict_points": list(s.edict_points),
+                "coins": s.coins,
+                "monsters": s.monsters,
+                "total": s.total,
+            }
+            for s in game.seasons
+        ],
+        "total": game.total,
+        "solo": _solo_json(game),
+        "explanations": {e: r.explanation.to_json() for e, r in on_map.card_results.items()},
+    }
+    if sheet.confidence is not None or sheet.review:
+        out["review"] = [
+            {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
+            for r in sheet.review
+        ]
+    return out
+
+
+def map_text(game_map: Map) -> Text:
+    """The map as coloured symbols with the printed row letters and column numbers."""
+    ruins = game_map.layout.ruins
+    text = Text()
+    text.append("    " + " ".join(f"{c + 1:<2}" for c in range(SIZE)).rstrip() + "\n", "dim")
+    for r in range(SIZE):
+        text.append(f" {ROW_LETTERS[r]}  ", "dim")
+        for c in range(SIZE):
+            sym = game_map.grid[r][c]
+            on_ruin = (r, c) in ruins
+            shown = RUIN_MARK if on_ruin and sym == EMPTY else sym
+            style = "yellow3" if shown == RUIN_MARK else STYLES[sym]
+            if on_ruin and sym != EMPTY:
+                style += " underline"
+            text.append(shown, style)
+            text.append("  " if c < SIZE - 1 else "\n")
+    text.append(LEGEND, "dim")
+    return text
+
+
+def _cards_table(game: GameResult, lang: str) -> Table:
+    table = Table(title="Cards on this map", title_justify="left", expand=False)
+    table.add_column("Edict")
+    table.add_column("Card")
+    table.add_column("Points", justify="right")
+    table.add_column("Why")
+    for e in EDICTS:
+        card = CARDS[game.cards[e]]
+        res = game.card_results[e]
+        table.add_row(e, card.name_in(lang), str(res.points), res.explanation.reason)
+    return table
+
+
+def _seasons_table(game: GameResult, lang: str) -> Table:
+    table = Table(title="Seasons", title_justify="left")
+    for name, justify in (
+        ("Season", "left"),
+        ("Edicts", "left"),
+        ("Cards", "right"),
+        ("Coins", "right"),
+        ("Monsters", "right"),
+        ("Total", "right"),
+    ):
+        table.add_column(name, justify=justify)
+    for s in game.seasons:
+        table.add_row(
+            season_name(s.season, lang),
+            "+".join(s.edicts),
+            f"{s.edict_points[0]} + {s.edict_points[1]}",
+            f"{s.coins:+d}",
+            str(s.monsters),
+            str(s.total),
+        )
+    return table
+
+
+def solo_line(game: GameResult, lang: str) -> str:
+    """A sentence on the solo rating and title."""
+    if game.solo is None:
+        return "Solo: not rated (fewer than four seasons scored)."
+    solo = game.solo
+    title = solo.title(lang)
+    head = f"Solo: {game.total} - {solo.card_sum} (cards' solo values) = rating {solo.rating}"
+    if title is None:
+        return head + ": below -30, no title."
+    return f"{head}: {title}"
+
+
+def render_sheet(
+    console: Console,
+    sheet: Sheet,
+    game: GameResult,
+    *,
+    lang: str = "en",
+    season: str | None = None,
+    show_game: bool = True,
+) -> None:
+    """Print the human report for one sheet (and, with ``show_game``, its seasons)."""
+    where = f"{sheet.source}  side {sheet.map.layout.name}"
+    if season is not None:
+        where += f"  ({season_name(season, lang)})"
+    console.rule(where, align="left")
+    console.print(map_text(sheet.map))
+    for note in sheet.notes:
+        console.print(f"note: {note}", style="yellow")
+    if sheet.review:
+        names = ", ".join(
+            f"{r.space} ({r.reason}: "
+            + " / ".join(f"{k} {v:.2f}" for k, v in r.candidates.items())
+            + ")"
+            for r in sheet.review
+        )
+        console.print(f"check by hand: {names}", style="yellow")
+    console.print(_cards_table(game, lang))
+    monsters = game.monsters
+    console.print(f"Monsters: {monsters} (empty spaces next to a monster)")
+    if show_game:
+        render_game(console, game, lang=lang)
+
+
+def render_game(console: Console, game: GameResult, *, lang: str = "en") -> None:
+    """Season lines, total and solo title."""
+    console.print(_seasons_table(game, lang))
+    if game.one_map:
+        console.print(ONE_MAP_NOTE, style="italic")
+    console.print(Text(f"Total: {game.total}", style="bold"))
+    lost = game.stars_lost_to_monsters
+    console.print(f"Stars lost to monsters: {lost} (tie-break: fewer wins)")
+    console.print(solo_line(game, lang))

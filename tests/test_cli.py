@@ -1,0 +1,297 @@
+"""`cartoscore` end to end (CLI.md): typer's runner, and a subprocess of `python -m cli`.
+
+Expected numbers are the hand working in samples/wilderness-a.txt:
+cards 15, 12, 7, 12; monsters -5; coins 6; seasons 28, 20, 20, 28; total 96;
+solo 96 - 89 = 7, Apprentice Surveyor.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import app.inputs
+from cli import app as cli_app
+from scanner.sheet import Review, Sheet
+from scoring.board import Map
+from scoring.cards import CARDS
+from scoring.layouts import SIDE_A, parse_space
+from scoring.textmap import format_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
+DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(cli_app, list(args))
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_json_object_matches_cli_contract():
+    res = run("score", SAMPLE, "--json")
+    assert res.exit_code == 0, res.stderr
+    [obj] = json_lines(res.stdout)
+    assert obj["source"] == SAMPLE and obj["side"] == "A"
+    assert len(obj["grid"]) == 11 and obj["grid"][0] == "TTTWW.FFVVV"
+    assert obj["coins"] == 6
+    assert obj["cards"] == dict(zip("ABCD", DEAL.split(","), strict=True))
+    assert obj["card_points"] == {"A": 15, "B": 12, "C": 7, "D": 12}
+    assert obj["monsters"] == -5
+    assert obj["seasons"][0] == {
+        "season": "spring",
+        "edicts": ["A", "B"],
+        "edict_points": [15, 12],
+        "coins": 6,
+        "monsters": -5,
+        "total": 28,
+    }
+    assert [s["total"] for s in obj["seasons"]] == [28, 20, 20, 28]
+    assert [s["season"] for s in obj["seasons"]] == ["spring", "summer", "fall", "winter"]
+    assert obj["total"] == 96
+    # "solo.title is the English title whatever --lang says"
+    assert obj["solo"] == {"card_sum": 89, "rating": 7, "title": "Apprentice Surveyor"}
+    assert "confidence" not in obj  # photo input only
+    assert obj["explanations"]["D"]["rows"] == ["K"]
+
+
+def test_json_title_stays_english_with_lang():
+    [obj] = json_lines(run("score", SAMPLE, "--json", "--lang", "zh").stdout)
+    assert obj["solo"]["title"] == "Apprentice Surveyor"
+
+
+def test_human_report_says_all_seasons_on_one_map():
+    res = run("score", SAMPLE)
+    assert res.exit_code == 0
+    out = res.stdout
+    for text in ("Sentinel Wood", "15 forests on the edge", "Total: 96", "Apprentice Surveyor"):
+        assert text in out
+    assert "All four seasons were scored on this one map" in out
+    assert re.search(r"spring\s.*15 \+ 12.*28", out)
+    assert re.search(r"^ K\s+T\s+T\s+T", out, re.M)  # the map is drawn
+
+
+def test_human_report_in_chinese_and_italian():
+    out = run("score", SAMPLE, "--lang", "zh").stdout
+    assert "學徒測量員" in out and "前哨森林" in out and "春" in out
+    assert "Perito Apprendista" in run("score", SAMPLE, "--lang", "it").stdout
+
+
+def test_cards_option_overrides_header():
+    # Same four cards in reverse order: A borderlands 12, B great city 7, C canal lake
+    # 12, D sentinel wood 15 -> spring 12+7+6-5 = 20, summer 20, fall 28, winter 28.
+    res = run(
+        "score",
+        SAMPLE,
+        "--json",
+        "--cards",
+        "borderlands, Great City, canal lake, the sentinel wood",
+    )
+    [obj] = json_lines(res.stdout)
+    assert obj["card_points"] == {"A": 12, "B": 7, "C": 12, "D": 15}
+    assert [s["total"] for s in obj["seasons"]] == [20, 20, 28, 28]
+
+
+def test_coins_option_one_or_per_season():
+    [obj] = json_lines(run("score", SAMPLE, "--json", "--coins", "0").stdout)
+    assert [s["total"] for s in obj["seasons"]] == [22, 14, 14, 22]
+    # 15+12+1-5, 12+7+2-5, 7+12+3-5, 12+15+4-5
+    [obj] = json_lines(run("score", SAMPLE, "--json", "--coins", "1,2,3,4").stdout)
+    assert [s["total"] for s in obj["seasons"]] == [23, 16, 17, 26]
+    assert obj["total"] == 82
+
+
+def test_unknown_card_is_usage_error_listing_ids():
+    res = run("score", SAMPLE, "--cards", "sentinel-wood,canal-lake,great-city,bordrlands")
+    assert res.exit_code == 2
+    assert "unknown card 'bordrlands'" in res.stderr
+    assert all(cid in res.stderr for cid in CARDS)
+    assert res.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--cards", "a,b"),
+        ("--side", "C"),
+        ("--lang", "de"),
+        ("--coins", "15"),
+        ("--coins", "lots"),
+    ],
+)
+def test_bad_options_exit_2(args):
+    assert run("score", SAMPLE, *args).exit_code == 2
+
+
+def test_odd_deal_is_a_warning_not_an_error():
+    res = run(
+        "score", SAMPLE, "--json", "--cards", "sentinel-wood,greenbough,great-city,borderlands"
+    )
+    assert res.exit_code == 0
+    assert "warning: the deal has 2 cards from the forest deck" in res.stderr
+    assert json_lines(res.stdout)[0]["cards"]["B"] == "greenbough"
+
+
+def test_bad_file_fails_alone_with_one_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("side: A\n" + "\n".join(["..........."] * 11))
+    res = run("score", str(bad), SAMPLE, "--json", "--cards", DEAL)
+    assert res.exit_code == 1
+    first, second = json_lines(res.stdout)
+    assert first == {"source": str(bad), "error": f"{bad}: B4: side A has a mountain here"}
+    assert second["total"] == 96
+    human = run("score", str(bad), "--cards", DEAL)
+    assert human.exit_code == 1
+    assert human.stderr.strip() == f"error: {bad}: B4: side A has a mountain here"
+    assert "Traceback" not in human.stderr
+    assert "Traceback" in run("score", str(bad), "--cards", DEAL, "--debug").stderr
+
+
+def test_map_without_cards_needs_cards_option(tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text(format_text(Map.empty(SIDE_A)))
+    res = run("score", str(plain))
+    assert res.exit_code == 1 and "no cards" in res.stderr
+    assert run("score", str(plain), "--cards", DEAL).exit_code == 0
+
+
+def test_photo_without_scanner_is_one_line_error(monkeypatch):
+    monkeypatch.setattr(app.inputs.importlib.util, "find_spec", lambda name: None)
+    res = run("score", "table.jpg", "--cards", DEAL)
+    assert res.exit_code == 1
+    assert res.stderr.strip() == "error: table.jpg: photo scoring not available yet"
+    res = run("read", "table.HEIC")
+    assert res.exit_code == 1 and "photo scoring not available yet" in res.stderr
+
+
+def fake_photo_sheet(path, *, side=None):
+    m = Map.empty(SIDE_A).with_terrain(parse_space("A1"), "T")
+    conf = tuple(tuple(0.99 for _ in range(11)) for _ in range(11))
+    review = (Review("C4", "low confidence", {"T": 0.55, "V": 0.41}),)
+    return Sheet(source=str(path), map=m, coins=3, confidence=conf, review=review)
+
+
+def test_photo_json_has_confidence_and_review(monkeypatch):
+    monkeypatch.setattr(app.inputs, "read_photo", fake_photo_sheet)
+    res = run("score", "table.jpg", "--cards", DEAL, "--json")
+    assert res.exit_code == 0, res.stderr
+    [obj] = json_lines(res.stdout)
+    assert obj["coins"] == 3  # read from the photo's coin track
+    assert len(obj["confidence"]) == 11 and obj["confidence"][0][0] == 0.99
+    assert obj["review"] == [
+        {"space": "C4", "reason": "low confidence", "candidates": {"T": 0.55, "V": 0.41}}
+    ]
+    # Sentinel Wood: A1 = 1 (a corner counts once); spring 1 + 0 + 3 = 4.
+    assert obj["card_points"]["A"] == 1 and obj["seasons"][0]["total"] == 4
+    human = run("score", "table.jpg", "--cards", DEAL)
+    assert "C4" in human.stdout and "check by hand" in human.stdout
+
+
+def test_read_prints_the_map_format(monkeypatch):
+    monkeypatch.setattr(app.inputs, "read_photo", fake_photo_sheet)
+    res = run("read", "table.jpg")
+    assert res.exit_code == 0
+    assert res.stdout.startswith("; check C4: low confidence\nside: A\ncoins: 3\nT . .")
+
+
+def season_files(tmp_path) -> list[str]:
+    """The progression of tests/test_game.py: totals 2, 4, 6, 3 (worked there by hand)."""
+    m = Map.empty(SIDE_A)
+    steps = [{"T": "A1"}, {"T": "A2", "W": "E1", "F": "D1"}, {"V": "E2 E3 E4"}, {"M": "H8"}]
+    paths = []
+    for i, (step, coins) in enumerate(zip(steps, [1, 2, 3, 5], strict=True)):
+        for sym, names in step.items():
+            for n in names.split():
+                m = m.with_terrain(parse_space(n), sym)
+        p = tmp_path / f"season{i}.txt"
+        p.write_text(format_text(m, coins=coins))
+        paths.append(str(p))
+    return paths
+
+
+def test_per_season_scores_each_season_on_its_own_map(tmp_path):
+    paths = season_files(tmp_path)
+    res = run("score", *paths, "--per-season", "--cards", DEAL, "--json")
+    assert res.exit_code == 0, res.stderr
+    objs = json_lines(res.stdout)
+    assert [o["season"] for o in objs] == ["spring", "summer", "fall", "winter"]
+    assert [s["total"] for s in objs[0]["seasons"]] == [2, 4, 6, 3]
+    assert all(o["total"] == 15 for o in objs)
+    assert objs[0]["card_points"] == {"A": 1, "B": 0, "C": 0, "D": 0}  # spring's own map
+    assert objs[3]["card_points"] == {"A": 2, "B": 2, "C": 3, "D": 0}
+    assert objs[3]["solo"]["rating"] == 15 - 89
+    human = run("score", *paths, "--per-season", "--cards", DEAL)
+    assert "Total: 15" in human.stdout and "one map" not in human.stdout
+
+
+def test_per_season_leaves_out_a_failed_season(tmp_path):
+    paths = season_files(tmp_path)
+    paths[1] = str(tmp_path / "missing.txt")
+    res = run("score", *paths, "--per-season", "--cards", DEAL, "--json")
+    assert res.exit_code == 1
+    objs = json_lines(res.stdout)
+    assert "error" in objs[1]
+    assert [s["season"] for s in objs[0]["seasons"]] == ["spring", "fall", "winter"]
+    assert objs[0]["total"] == 2 + 6 + 3 and objs[0]["solo"] is None
+
+
+def test_per_season_takes_at_most_four_inputs():
+    assert run("score", *[SAMPLE] * 5, "--per-season").exit_code == 2
+
+
+def test_cards_command_lists_sixteen_cards():
+    res = run("cards")
+    assert res.exit_code == 0
+    for card in CARDS.values():
+        assert card.id in res.stdout
+    assert "Shoreside Expanse" in res.stdout and "27" in res.stdout
+    assert "神盾門" in run("cards", "--lang", "zh").stdout
+
+
+def test_console_script_points_at_cli_main():
+    meta = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^cartoscore = "cli:main"$', meta, re.M)
+    assert re.search(r'^include = \[.*"app\*".*\]$', meta, re.M)
+
+
+def test_python_m_cli_subprocess():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "score",
+            SAMPLE,
+            str(ROOT / "samples" / "nope.txt"),
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    good, bad = json_lines(proc.stdout)
+    assert good["total"] == 96 and good["solo"]["title"] == "Apprentice Surveyor"
+    assert bad["error"].endswith("no such file")
+    assert "Traceback" not in proc.stderr
+
+
+def test_entry_point_subprocess_unknown_card():
+    proc = subprocess.run(
+        [sys.executable, "-c", "import cli; cli.main()", "score", SAMPLE, "--cards", "x,y,z,w"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "valid ids: sentinel-wood" in proc.stderr
