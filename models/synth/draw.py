@@ -428,21 +428,20 @@ def _write(ink, cv: Canvas, pr, text, center, height, dark, style, rng, placed=F
 
 
 def _grain(rng, shape, strength: float) -> np.ndarray:
-    """Paper tooth for pencil: a per-pixel factor in [1 - strength, 1]."""
+    """Paper tooth for pencil: a per-pixel factor in [1 - strength, 1] as uint8 (255 = 1)."""
     tile = rng.random((128, 128)).astype(np.float32)
     tile = cv2.GaussianBlur(tile, (0, 0), 0.7)
     tile = (tile - tile.min()) / (np.ptp(tile) + 1e-6)
+    tile = np.round((1 - strength * tile) * 255).astype(np.uint8)
     h, w = shape[:2]
-    reps = (h // 128 + 1, w // 128 + 1)
-    big = np.tile(tile, reps)[:h, :w]
-    return 1 - strength * big
+    return np.tile(tile, (h // 128 + 1, w // 128 + 1))[:h, :w]
 
 
 def _composite(img, fill, ink, style: Style, rng) -> np.ndarray:
-    grain = _grain(rng, img.shape, style.grain * 0.7)[..., None]
-    f = fill.astype(np.float32) * (1 / 255)
-    k = ink.astype(np.float32) * (1 / 255)
-    out = img.astype(np.float32)
-    out *= 1 - f * grain
-    out *= 1 - k * (grain if style.grain > 0.3 else np.float32(1))
-    return np.clip(out, 0, 255).astype(np.uint8)
+    """``img * (1 - fill * grain) * (1 - ink * grain)`` in 8-bit arithmetic (darkness layers)."""
+    grain = _grain(rng, img.shape, style.grain * 0.7)
+    grain3 = cv2.merge([grain, grain, grain])
+    f = cv2.multiply(fill, grain3, scale=1 / 255)
+    out = cv2.multiply(img, cv2.subtract(255, f), scale=1 / 255)
+    k = cv2.multiply(ink, grain3, scale=1 / 255) if style.grain > 0.3 else ink
+    return cv2.multiply(out, cv2.subtract(255, k), scale=1 / 255)

@@ -81,10 +81,11 @@ def cast_shadow(
     shift = rng.normal(0, 1.5, 2)
     m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
     sh = cv2.warpAffine(small, m, small.shape[::-1])
-    sh = cv2.GaussianBlur(sh, (0, 0), 2.5).astype(np.float32) / 255
-    sh = cv2.resize(sh, (w, h))
-    factor = 1 - strength * sh * (1 - alpha.astype(np.float32) / 255)
-    out[:] = np.clip(out * factor[..., None], 0, 255).astype(np.uint8)
+    sh = cv2.GaussianBlur(sh, (0, 0), 2.5)
+    sh = cv2.multiply(sh, cv2.subtract(255, small), scale=strength / 255)  # only off the paper
+    sh = cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
+    inv = cv2.subtract(255, sh)
+    out[:] = cv2.multiply(out, cv2.merge([inv, inv, inv]), scale=1 / 255)
 
 
 def light_field(
@@ -148,14 +149,18 @@ def _shadow_blob(rng, sw, sh) -> np.ndarray:
 
 
 def apply_light(img: np.ndarray, gain: np.ndarray, glare: np.ndarray) -> np.ndarray:
-    """``img * gain + glare`` with the low-resolution fields resized to the image."""
+    """``img * gain + glare`` with the low-resolution fields resized to the image (8-bit)."""
     h, w = img.shape[:2]
-    g = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
-    out = cv2.multiply(img, g, dtype=cv2.CV_32F)
-    if glare.max() > 0:
-        gl = cv2.resize(glare[..., 0], (w, h), interpolation=cv2.INTER_LINEAR)
-        out += gl[..., None]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    g = cv2.resize(
+        np.clip(gain * 128, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR
+    )
+    out = cv2.multiply(img, g, scale=1 / 128)
+    if glare.max() > 0.5:
+        gl = cv2.resize(
+            np.clip(glare[..., 0], 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR
+        )
+        out = cv2.add(out, cv2.merge([gl, gl, gl]))
+    return out
 
 
 def sensor_noise(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:

@@ -124,14 +124,19 @@ def render_template(
 # ---- paper ------------------------------------------------------------------------------
 def _paper(cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
     h, w = cv.height, cv.width
-    low = smooth_noise(rng, (h, w), 6, octaves=4) * 7 * pr.texture
-    fine = smooth_noise(rng, (h // 2 + 1, w // 2 + 1), 60, octaves=2)
-    fine = cv2.resize(fine, (w, h)) * 2.5 * pr.texture
-    lum = low + fine
-    img = np.empty((h, w, 3), np.float32)
-    for k in range(3):
-        img[..., k] = pr.paper[k] + lum * (1.0 + 0.25 * k)
-    img = np.clip(img, 0, 255).astype(np.uint8)
+    hh, hw = h // 2 + 1, w // 2 + 1
+    low = cv2.resize(smooth_noise(rng, (h // 8 + 1, w // 8 + 1), 6, octaves=4), (hw, hh))
+    fine = smooth_noise(rng, (hh, hw), 60, octaves=2)
+    lum = cv2.resize(low * (7 * pr.texture) + fine * (2.5 * pr.texture), (w, h))
+    base = np.empty((h, w, 3), np.uint8)
+    base[:] = pr.paper
+    pos = cv2.merge(
+        [cv2.convertScaleAbs(np.maximum(lum, 0), alpha=1.0 + 0.25 * k) for k in range(3)]
+    )
+    neg = cv2.merge(
+        [cv2.convertScaleAbs(np.minimum(lum, 0), alpha=1.0 + 0.25 * k) for k in range(3)]
+    )
+    img = cv2.subtract(cv2.add(base, pos), neg)
     if pr.map_art > 0.15:
         _map_art(img, cv, pr, rng)
     return img

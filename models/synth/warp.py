@@ -119,14 +119,13 @@ def warp_sheet(
     """Composite the flat sheet onto ``background`` (modified copy returned) and its alpha."""
     hgt, w = background.shape[:2]
     mx, my = source_map(h, curl, canvas, (w, hgt))
-    bgra = np.dstack([bgr, alpha])
+    a3 = cv2.merge([alpha, alpha, alpha])
+    premult = cv2.multiply(bgr, a3, scale=1 / 255)  # so resampling blends edges correctly
+    bgra = cv2.merge([premult, alpha])
     warped = cv2.remap(bgra, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    a = warped[..., 3]
-    out = background.copy()
-    inside = a == 255
-    out[inside] = warped[..., :3][inside]
-    edge = (a > 0) & ~inside
-    if edge.any():
-        af = a[edge].astype(np.float32)[:, None] / 255
-        out[edge] = (warped[..., :3][edge] * af + background[edge] * (1 - af)).astype(np.uint8)
+    a = np.ascontiguousarray(warped[..., 3])
+    inv = cv2.subtract(255, cv2.merge([a, a, a]))
+    out = cv2.add(
+        np.ascontiguousarray(warped[..., :3]), cv2.multiply(background, inv, scale=1 / 255)
+    )
     return out, a
