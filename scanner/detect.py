@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from scanner.geometry import GRID_CELLS
+from scanner.geometry import FRAME_WIDTH, GRID_CELLS
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
@@ -97,14 +97,15 @@ class Pyramid:
         )
 
 
-def find_grid(image: np.ndarray) -> Detection:
+def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     """Locate the grid in a (working-resolution) BGR photo.
 
-    Returns a :class:`Detection`; its ``best`` is None when nothing fitted well
-    enough (score below ``ACCEPT_SCORE``).
+    ``pyramid`` may pass a ready :class:`Pyramid` of :func:`ink_image`. Returns a
+    :class:`Detection`; its ``best`` is None when nothing fitted well enough
+    (score below ``ACCEPT_SCORE``).
     """
-    ink = ink_image(image)
-    pyramid = Pyramid(ink)
+    if pyramid is None:
+        pyramid = Pyramid(ink_image(image))
     small, small_scale = _detection_level(pyramid)
     detection = Detection(best=None)
     generators = (("frame", _frame_quads), ("lines", _line_quads))
@@ -303,13 +304,12 @@ def coarse_fit(pyramid: Pyramid, quad: np.ndarray) -> tuple[np.ndarray, float] |
 def fine_fit(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, source: str) -> GridFit | None:
     """Measure the interior intersections twice, refitting the homography each time."""
     points = None
-    interior = 0.0
+    interior = frame = 0.0
     for _ in range(2):
         result = _measure_intersections(pyramid, h)
         if result is None:
             return None
-        h, points, interior = result
-    frame = _frame_share(pyramid, h)
+        h, points, interior, frame = result
     score = interior * (0.25 + 0.75 * frame)
     return GridFit(h, points, float(score), source, quad, float(interior), float(frame))
 
@@ -340,50 +340,46 @@ def _comb_correct(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, float] |
     inside = slice(int(margin * px), int((margin + N) * px))
     prof_x = vertical[inside].mean(axis=0)
     prof_y = horizontal[:, inside].mean(axis=1)
-    dark = 255.0 - canvas.astype(np.float32)
-    frame_x = dark[inside].mean(axis=0)
-    frame_y = dark[:, inside].mean(axis=1)
-    ox, sx, score_x = _comb_search(prof_x, frame_x, px, margin)
-    oy, sy, score_y = _comb_search(prof_y, frame_y, px, margin)
+    ox, sx, score_x = _comb_search(prof_x, px, margin)
+    oy, sy, score_y = _comb_search(prof_y, px, margin)
     return h @ np.array([[sx, 0, ox], [0, sy, oy], [0, 0, 1.0]]), min(score_x, score_y)
 
 
-def _comb_search(
-    profile: np.ndarray, darkness: np.ndarray, px: float, margin: float
-) -> tuple[float, float, float]:
-    """Best (offset, pitch) in cell units so that lines sit at offset + k * pitch."""
-    pitches = np.linspace(0.84, 1.19, 29)
-    offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)
-    k = np.arange(N + 1)
-    pos = offsets[None, :, None] + pitches[:, None, None] * k[None, None, :]  # cells
-    mid = offsets[None, :, None] + pitches[:, None, None] * (k[None, None, :-1] + 0.5)
-    up = 4  # sample the profiles on a 4x finer grid by nearest index (fast gathers)
-    fine = np.arange(len(profile) * up) / up
+def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, float, float]:
+    """Best (offset, pitch) in cell units so that lines sit at offset + k * pitch.
 
-    def sample(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
-        table = np.interp(fine, np.arange(len(values)), values)
+    The 10 interior teeth must land on (dashed) lines, and both end teeth on the
+    frame: a solid line with a second one ``FRAME_WIDTH`` further out.
+    """
+    pitches = np.linspace(0.84, 1.19, 29)[:, None, None]
+    offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)[None, :, None]
+    k = np.arange(N + 1)[None, None, :]
+    pos = offsets + pitches * k  # cells
+    mid = offsets + pitches * (k[..., :-1] + 0.5)
+    up = 4  # sample the profile on a 4x finer grid by nearest index (fast gathers)
+    # Smooth a little so a line one canvas pixel off still counts; compress so a
+    # tooth landing on the frame or a mountain cannot outweigh many thin lines.
+    prof = np.log1p(np.convolve(profile, [0.25, 0.5, 0.25], mode="same"))
+    table = np.interp(np.arange(len(prof) * up) / up, np.arange(len(prof)), prof)
+
+    def sample(cells: np.ndarray) -> np.ndarray:
         idx = np.clip(np.rint((cells + margin) * px * up).astype(int), 0, len(table) - 1)
         return table[idx]
 
-    # Smooth a little so a line one canvas pixel off still counts; compress so a
-    # tooth landing on the thick frame or a mountain cannot outweigh many thin lines.
-    prof = np.log1p(np.convolve(profile, [0.25, 0.5, 0.25], mode="same"))
-    darkness = darkness / 255.0
-    lines = sample(prof, pos[..., 1:-1]).mean(-1) - sample(prof, mid).mean(-1)
-    # The frame: dark just outside both ends, paper just inside.
-    out0 = sample(darkness, pos[..., :1] - 0.12 * pitches[:, None, None])[..., 0]
-    out1 = sample(darkness, pos[..., -1:] + 0.12 * pitches[:, None, None])[..., 0]
-    in0 = sample(darkness, pos[..., :1] + 0.5 * pitches[:, None, None])[..., 0]
-    in1 = sample(darkness, pos[..., -1:] - 0.5 * pitches[:, None, None])[..., 0]
-    frame = np.minimum(out0 - in0, out1 - in1)
-    score = lines + 2.0 * frame
+    base = sample(mid).mean(-1)
+    lines = sample(pos[..., 1:-1]).mean(-1) - base
+    fw = FRAME_WIDTH * pitches[..., 0]
+    near = (sample(pos[..., 0]) + sample(pos[..., 0] - fw)) / 2
+    far = (sample(pos[..., -1]) + sample(pos[..., -1] + fw)) / 2
+    frame = np.minimum(near, far) - base
+    score = lines + frame
     i, j = np.unravel_index(int(np.argmax(score)), score.shape)
-    return float(offsets[j]), float(pitches[i]), float(score[i, j])
+    return float(offsets[0, j, 0]), float(pitches[i, 0, 0]), float(score[i, j])
 
 
 def _measure_intersections(
     pyramid: Pyramid, h: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float] | None:
+) -> tuple[np.ndarray, np.ndarray, float, float] | None:
     """Measure every interior line per cell segment; refit the homography.
 
     Returns the new homography, the 12 x 12 x 2 lattice in image pixels (measured
@@ -442,7 +438,7 @@ def _measure_intersections(
         return None
     lattice = _lattice_from_measurements(new_h, src_a, dst_a, inliers.ravel().astype(bool), cell)
     agree = _agreement(new_h, h, seg_x, seg_y, valid_x, valid_y)
-    return new_h, lattice, agree
+    return new_h, lattice, agree, _frame_share(vertical, horizontal, px, margin)
 
 
 def _robust_homography(
@@ -525,23 +521,38 @@ def _fill_nan(disp: np.ndarray) -> np.ndarray:
     return np.nan_to_num(out)
 
 
-def _frame_share(pyramid: Pyramid, h: np.ndarray) -> float:
-    """Share of the frame's 44 side segments that are dark just outside the grid edge."""
-    px, margin = 12.0, 1.0
-    size = int(round((N + 2 * margin) * px))
-    canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h)).astype(np.float32)
-    paper = float(np.median(canvas[int(margin * px) : -int(margin * px)]))
-    if paper <= 0:
+def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin: float) -> float:
+    """Share of the frame's 44 side segments where a double solid line borders the grid.
+
+    Compares the line response summed across a strip just outside each grid
+    edge (the inner line at the edge and the outer one ``FRAME_WIDTH`` further)
+    with the same sum across the interior dashed lines; the frame gives several
+    times more. A lattice shifted by a cell has a dashed line or nothing there.
+    """
+    n = N
+    band = (np.round((np.arange(n) + margin) * px).astype(int))[:, None] + np.arange(
+        int(0.15 * px), int(0.85 * px)
+    )
+    outward = np.arange(-int(round((FRAME_WIDTH + 0.12) * px)), int(round(0.06 * px)) + 1)
+
+    def strip(response: np.ndarray, line: float, sign: int, along_rows: bool) -> np.ndarray:
+        cols = int(round((line + margin) * px)) + sign * outward
+        cut = (
+            response[band][:, :, cols] if along_rows else response[cols][:, band].transpose(1, 2, 0)
+        )
+        return cut.mean(axis=1).sum(axis=-1)  # (n,) per segment
+
+    inner = [strip(vertical, k, 1, True) for k in range(1, n)]
+    inner += [strip(horizontal, k, 1, False) for k in range(1, n)]
+    typical = float(np.median(np.concatenate(inner)))
+    if typical <= 0:
         return 0.0
-    near = slice(int((margin - 0.2) * px), int(margin * px) + 1)
-    far = slice(int((margin + N) * px) - 1, int((margin + N + 0.2) * px) + 1)
-    starts = (np.arange(N) + margin + 0.1) * px
-    span = np.round(starts[:, None] + np.arange(int(0.8 * px))).astype(int)  # (N, L)
-    # Darkest row (column) across each strip, averaged along one cell's length.
-    sides = [
-        canvas[near][:, span].mean(axis=2).min(axis=0),
-        canvas[far][:, span].mean(axis=2).min(axis=0),
-        canvas[span][:, :, near].mean(axis=1).min(axis=1),
-        canvas[span][:, :, far].mean(axis=1).min(axis=1),
-    ]
-    return float(np.mean(np.concatenate(sides) < 0.55 * paper))
+    sides = np.concatenate(
+        [
+            strip(vertical, 0, 1, True),
+            strip(vertical, n, -1, True),
+            strip(horizontal, 0, 1, False),
+            strip(horizontal, n, -1, False),
+        ]
+    )
+    return float(np.mean(sides > 1.8 * typical))

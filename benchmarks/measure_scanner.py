@@ -1,0 +1,122 @@
+"""Accuracy of the scanner on synthetic photos (models.synth), by difficulty.
+
+For each photo: is the grid found with every cell centre within 10% of a cell
+of the truth (whatever the orientation)? Of those found, is the side right and
+is the orientation right (the A1 corner where the truth has it)? Is the coin
+count right? Photos are written as JPEG files (with EXIF orientation, as phones
+do) and scanned from the file, like a user's photo.
+
+    python benchmarks/measure_scanner.py --n 200 --seed 100000 --difficulty normal hard
+
+Seeds from 100000 up are never used while tuning the scanner (tuning used 5000-5999).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scanner.errors import SheetNotFound  # noqa: E402
+from scanner.pipeline import scan_photo  # noqa: E402
+
+TOLERANCE = 0.10  # cells
+
+
+def cell_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
+    """Largest distance between matching cell centres, in local cells of the truth."""
+    centres = (lattice[:-1, :-1] + lattice[1:, :-1] + lattice[:-1, 1:] + lattice[1:, 1:]) / 4
+    truth_c = (truth[:-1, :-1] + truth[1:, :-1] + truth[:-1, 1:] + truth[1:, 1:]) / 4
+    side_x = np.linalg.norm(truth[:-1, 1:] - truth[:-1, :-1], axis=-1)
+    side_y = np.linalg.norm(truth[1:, :-1] - truth[:-1, :-1], axis=-1)
+    cell = np.sqrt(side_x * side_y)
+    return float((np.linalg.norm(centres - truth_c, axis=-1) / cell).max())
+
+
+def measure_one(args: tuple[str, int, str]) -> dict:
+    folder, seed, difficulty = args
+    from models.synth import write_sample
+
+    path = Path(folder) / f"{difficulty}_{seed}.jpg"
+    truth_path = path.with_suffix(".json")
+    if path.exists() and truth_path.exists():
+        truth = json.loads(truth_path.read_text())
+    else:
+        truth = write_sample(path, seed, difficulty)
+    start = time.perf_counter()
+    try:
+        scan = scan_photo(path)
+    except SheetNotFound:
+        return {"seed": seed, "found": False, "ms": (time.perf_counter() - start) * 1000}
+    ms = (time.perf_counter() - start) * 1000
+    truth_lattice = np.array(truth["lattice"], float)
+    errors = [
+        cell_centre_error(np.rot90(scan.lattice, k, axes=(0, 1)), truth_lattice) for k in range(4)
+    ]
+    return {
+        "seed": seed,
+        "found": min(errors) <= TOLERANCE,
+        "error": min(errors),
+        "orientation_ok": errors[0] <= TOLERANCE,
+        "side_ok": scan.side == truth["side"],
+        "coins_ok": scan.coins == truth["coins"],
+        "coins": [scan.coins, truth["coins"]],
+        "fit": scan.fit,
+        "ms": ms,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=100, help="photos per difficulty")
+    parser.add_argument("--seed", type=int, default=100000, help="first seed")
+    parser.add_argument("--difficulty", nargs="+", default=["clean", "normal", "hard"])
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--dir", help="keep the photos here (default: a temporary folder)")
+    parser.add_argument("--show-failures", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.dir or tmp
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        for difficulty in args.difficulty:
+            work = [(folder, args.seed + i, difficulty) for i in range(args.n)]
+            if args.jobs > 1:
+                with ProcessPoolExecutor(args.jobs) as pool:
+                    rows = list(pool.map(measure_one, work))
+            else:
+                rows = [measure_one(w) for w in work]
+            report(difficulty, rows, args.show_failures)
+
+
+def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
+    n = len(rows)
+    found = [r for r in rows if r["found"]]
+
+    def share(items, key):
+        return sum(r[key] for r in items) / len(items) if items else float("nan")
+
+    print(
+        f"{difficulty:7s} n={n:4d}  found {len(found) / n:7.2%}  "
+        f"side {share(found, 'side_ok'):7.2%}  orientation {share(found, 'orientation_ok'):7.2%}  "
+        f"coins {share(found, 'coins_ok'):7.2%}  "
+        f"median scan {np.median([r['ms'] for r in rows]):.0f} ms"
+    )
+    if show_failures:
+        for r in rows:
+            bad = not r["found"] or not (r["side_ok"] and r["orientation_ok"] and r["coins_ok"])
+            if bad:
+                print(
+                    "   ", {k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}
+                )
+
+
+if __name__ == "__main__":
+    main()

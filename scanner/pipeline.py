@@ -1,0 +1,179 @@
+"""Photo -> canonical view, side, orientation, coins (:func:`scan_photo`) -> `Sheet`.
+
+``load -> detect -> orient -> rectify -> coins`` here; the cells are cut from the
+canonical view and read by :mod:`scanner.classify` in :func:`read_photo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scanner.coins import CoinReading, read_coin_track
+from scanner.detect import Detection, Pyramid, find_grid, ink_image
+from scanner.errors import ClassifierUnavailable, SheetNotFound
+from scanner.load import Photo, load_photo
+from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
+from scanner.rectify import rectify_grid, rotation, turn_lattice
+from scanner.sheet import Sheet
+
+
+@dataclass
+class Scan:
+    """What the scanner saw on one photo.
+
+    Pixel coordinates (``lattice``, ``homography``) refer to the photo as
+    displayed (EXIF applied) at full resolution; ``lattice[r, c]`` is the
+    intersection at the top-left of cell (r, c) of the upright grid, so
+    ``lattice[0, 0]`` is the outer corner next to A1.
+    """
+
+    source: str
+    view: np.ndarray  # canonical rectified view, upright
+    side: str
+    orientation: int  # clockwise degrees the sheet appears turned in the photo
+    side_confidence: float
+    orientation_confidence: float
+    fit: float  # 0..1, how well an 11 x 11 lattice with a frame fits
+    coins: int
+    coin_confidence: float
+    lattice: np.ndarray
+    homography: np.ndarray  # upright cell units -> full-resolution photo pixels
+    debug: dict = field(default_factory=dict)
+
+
+def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
+    """Find, rectify and orient the sheet in a photo and read its coin track.
+
+    Parameters
+    ----------
+    source : path of an image file, or a BGR uint8 array
+    side : "auto", "A" or "B" (forces the side; orientation is still decided)
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge
+        From :func:`scanner.load.load_photo`.
+    SheetNotFound
+        No grid fitted the photo well enough (``error.tried`` holds the attempts).
+    """
+    if side not in ("auto", "A", "B"):
+        raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
+    photo = load_photo(source)
+    return scan_image(photo, side)
+
+
+def scan_image(photo: Photo, side: str = "auto") -> Scan:
+    """:func:`scan_photo` on an already loaded photo."""
+    image = photo.image
+    pyramid = Pyramid(ink_image(image))
+    detection = find_grid(image, pyramid)
+    best = detection.best
+    if best is None:
+        raise SheetNotFound(
+            photo.source, "no map sheet found (no 11x11 grid with a frame)", tried=detection
+        )
+    canvas = feature_canvas(image, best.homography)
+    orientation = decide_orientation(canvas, side)
+    k = orientation.quarter_turns
+    h_work = best.homography @ rotation(k)
+    lattice_work = turn_lattice(best.lattice, k)
+    view = rectify_grid(image, h_work, lattice_work)
+    coins = read_coin_track(view)
+    to_full = _work_to_full(photo.scale)
+    h_full = to_full @ h_work
+    lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
+        lattice_work.shape
+    )
+    return Scan(
+        source=photo.source,
+        view=view,
+        side=orientation.side,
+        orientation=sheet_rotation(h_full),
+        side_confidence=orientation.side_confidence,
+        orientation_confidence=orientation.orientation_confidence,
+        fit=best.score,
+        coins=coins.count,
+        coin_confidence=coins.confidence,
+        lattice=lattice_full,
+        homography=h_full,
+        debug=_debug(photo, detection, orientation, coins, h_work, lattice_work),
+    )
+
+
+def _work_to_full(scale: float) -> np.ndarray:
+    """Working-image pixels -> full-resolution pixels (pixel centres aligned)."""
+    s = 1.0 / scale
+    return np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1.0]])
+
+
+def _debug(
+    photo: Photo,
+    detection: Detection,
+    orientation: Orientation,
+    coins: CoinReading,
+    h_work: np.ndarray,
+    lattice_work: np.ndarray,
+) -> dict:
+    return {
+        "image": photo.image,
+        "scale": photo.scale,
+        "candidates": detection.candidates,
+        "source_of_fit": detection.best.source if detection.best else None,
+        "homography_work": h_work,
+        "lattice_work": lattice_work,
+        "orientation_scores": orientation.scores,
+        "coin_marks": coins.marks,
+    }
+
+
+def read_photo(path: str | Path, side: str = "auto") -> Sheet:
+    """Scan a photo and read every cell: the recognised :class:`~scanner.sheet.Sheet`.
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge, SheetNotFound
+        As :func:`scan_photo`.
+    ClassifierUnavailable
+        The cell model could not be loaded.
+    """
+    scan = scan_photo(path, side)
+    return sheet_from_scan(scan)
+
+
+def sheet_from_scan(scan: Scan) -> Sheet:
+    """Classify the cells of a :class:`Scan` and assemble the :class:`Sheet`."""
+    from scanner.cells import cut_cells
+    from scoring.board import Map
+    from scoring.layouts import LAYOUTS
+
+    try:
+        from scanner.classify import classify_cells
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
+    layout = LAYOUTS[scan.side]
+    try:
+        reading = classify_cells(cut_cells(scan.view), layout)
+    except FileNotFoundError as e:
+        raise ClassifierUnavailable(scan.source, f"the cell model is missing ({e})") from e
+    notes = []
+    if scan.side_confidence < 0.5:
+        notes.append(f"side {scan.side} is uncertain ({scan.side_confidence:.2f})")
+    if scan.orientation_confidence < 0.5:
+        notes.append(f"orientation is uncertain ({scan.orientation_confidence:.2f})")
+    if scan.coin_confidence < 0.5:
+        notes.append(f"coin count {scan.coins} is uncertain ({scan.coin_confidence:.2f})")
+    return Sheet(
+        source=scan.source,
+        map=Map(reading.grid, layout),
+        coins=scan.coins,
+        confidence=reading.confidence,
+        coin_confidence=scan.coin_confidence,
+        review=reading.review,
+        notes=tuple(notes),
+        orientation=scan.orientation,
+        fit=scan.fit,
+    )
