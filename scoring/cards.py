@@ -238,7 +238,7 @@ def _great_city(m: Map) -> CardResult:
     if not away:
         return CardResult(0, Explanation("no village cluster away from mountains"))
     best = max(away, key=lambda cl: (cl.size, -cl.first_space()[0], -cl.first_space()[1]))
-    why = f"largest village cluster away from mountains: {best.size} at {_at(best)}"
+    why = f"largest cluster not by a mountain: {best.size} at {_at(best)}"
     return _cluster_result(best.size, why, [best])
 
 
