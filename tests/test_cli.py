@@ -295,3 +295,40 @@ def test_entry_point_subprocess_unknown_card():
     )
     assert proc.returncode == 2
     assert "valid ids: sentinel-wood" in proc.stderr
+
+
+def test_scoring_a_map_file_never_imports_the_image_stack():
+    # "scoring/ never imports cv2, onnxruntime or PIL"; map scoring goes through the CLI
+    # without loading them either (photos import the scanner lazily).
+    code = (
+        "import sys\n"
+        "from cli import app\n"
+        f"try:\n    app(['score', {SAMPLE!r}, '--json'])\n"
+        "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "heavy = {'cv2', 'onnxruntime', 'PIL', 'skimage'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "name, photo",
+    [
+        ("a.jpg", True),
+        ("a.JPEG", True),
+        ("a.png", True),
+        ("a.webp", True),
+        ("a.tif", True),
+        ("a.tiff", True),
+        ("IMG_1.HEIC", True),
+        ("a.heif", True),
+        ("a.txt", False),
+        ("a.map", False),
+        ("a.json", False),
+    ],
+)
+def test_photos_are_told_by_extension(name, photo):
+    assert app.inputs.is_photo(name) is photo
