@@ -21,3 +21,5 @@ from models.synth.photo import DIFFICULTIES, make_photo, write_sample
 from models.synth.view import make_view
 
 __all__ = ["DIFFICULTIES", "make_photo", "make_view", "write_sample"]
+
+VERSION = "2"  # bump when the rendering changes enough to invalidate cached training sets

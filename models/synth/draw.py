@@ -442,6 +442,6 @@ def _composite(img, fill, ink, style: Style, rng) -> np.ndarray:
     grain = _grain(rng, img.shape, style.grain * 0.7)
     grain3 = cv2.merge([grain, grain, grain])
     f = cv2.multiply(fill, grain3, scale=1 / 255)
-    out = cv2.multiply(img, cv2.subtract(255, f), scale=1 / 255)
+    out = cv2.multiply(img, cv2.bitwise_not(f), scale=1 / 255)
     k = cv2.multiply(ink, grain3, scale=1 / 255) if style.grain > 0.3 else ink
-    return cv2.multiply(out, cv2.subtract(255, k), scale=1 / 255)
+    return cv2.multiply(out, cv2.bitwise_not(k), scale=1 / 255)

@@ -208,40 +208,51 @@ def _new_mountain_coins(grid: np.ndarray, layout: Layout, done: set) -> int:
     return new
 
 
+def _neighbour_count(mask: np.ndarray) -> np.ndarray:
+    """Per space, how many of its 4 neighbours are in ``mask``."""
+    m = np.pad(mask.astype(np.int32), 1)
+    return m[:-2, 1:-1] + m[2:, 1:-1] + m[1:-1, :-2] + m[1:-1, 2:]
+
+
 def _choose_spot(rng, grid, ruins, cells, terrain, need_ruins, style):
+    """Pick where to draw a shape: every rotation/flip and position, scored, with noise.
+
+    Spaces inside a shape are empty, so summing per-space neighbour counts over the
+    shape counts its outside neighbours exactly.
+    """
     empty = grid == EMPTY
-    same = grid == terrain
-    filled = ~empty
-    monster = grid == MONSTER
+    nb_same = _neighbour_count(grid == terrain)
+    nb_filled = _neighbour_count(~empty)
+    nb_monster = _neighbour_count(grid == MONSTER)
+    edge = np.zeros((SIZE, SIZE), np.int32)
+    edge[[0, -1], :] = 1
+    edge[:, [0, -1]] = 1
+    if terrain == MONSTER:  # monsters go where they hurt: next to empty space
+        per_space = -0.3 * nb_filled - 0.3 * nb_monster
+    else:
+        per_space = (
+            style["cluster"] * 0.6 * nb_same
+            + style["compact"] * 0.3 * nb_filled
+            + style["edge"] * 0.3 * edge
+            + style["fence"] * nb_monster
+        )
     cands, scores = [], []
     for shape in orientations(cells):
         h, w = shape.max(axis=0) + 1
-        for r0 in range(SIZE - h + 1):
-            for c0 in range(SIZE - w + 1):
-                rr, cc = shape[:, 0] + r0, shape[:, 1] + c0
-                if not empty[rr, cc].all():
-                    continue
-                if need_ruins and not ruins[rr, cc].any():
-                    continue
-                cands.append(np.stack([rr, cc], axis=1))
-                scores.append(_spot_score(rr, cc, same, filled, monster, terrain, style))
+        ph, pw = SIZE - h + 1, SIZE - w + 1
+        ok = np.ones((ph, pw), bool)
+        on_ruins = np.zeros((ph, pw), bool)
+        score = np.zeros((ph, pw))
+        for dr, dc in shape:
+            ok &= empty[dr : dr + ph, dc : dc + pw]
+            on_ruins |= ruins[dr : dr + ph, dc : dc + pw]
+            score += per_space[dr : dr + ph, dc : dc + pw]
+        if need_ruins:
+            ok &= on_ruins
+        for r0, c0 in zip(*np.nonzero(ok), strict=True):
+            cands.append(shape + (r0, c0))
+            scores.append(score[r0, c0])
     if not cands:
         return None
     s = np.array(scores) + rng.gumbel(0, 1.0, len(scores))
     return cands[int(np.argmax(s))]
-
-
-def _spot_score(rr, cc, same, filled, monster, terrain, style) -> float:
-    nb_same = nb_filled = nb_monster = 0
-    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        y, x = rr + dr, cc + dc
-        ok = (y >= 0) & (y < SIZE) & (x >= 0) & (x < SIZE)
-        y, x = y[ok], x[ok]
-        nb_same += int(same[y, x].sum())
-        nb_filled += int(filled[y, x].sum())
-        nb_monster += int(monster[y, x].sum())
-    edge = int(((rr == 0) | (rr == SIZE - 1) | (cc == 0) | (cc == SIZE - 1)).sum())
-    if terrain == MONSTER:  # monsters go where they hurt: next to empty space
-        return -0.3 * nb_filled - 0.3 * nb_monster
-    score = style["cluster"] * nb_same * 0.6 + style["compact"] * nb_filled * 0.3
-    return score + style["edge"] * edge * 0.3 + style["fence"] * nb_monster

@@ -34,7 +34,7 @@ PHONE_SIZES = (
     (1920, 1440),
 )
 SCAN_SIZES = ((1240, 1754), (1700, 2338), (2480, 3508), (1275, 1650))
-MAX_RENDER_PPC = 150.0
+MAX_RENDER_PPC = 120.0
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,12 @@ def rng_for(seed: int, difficulty: str, purpose: str) -> np.random.Generator:
     return np.random.default_rng([int(seed), DIFFICULTIES.index(difficulty), tags[purpose]])
 
 
+ALIASES = {"easy": "clean"}
+
+
 def check_difficulty(difficulty: str) -> str:
+    """The difficulty name, with ``easy`` accepted for ``clean``."""
+    difficulty = ALIASES.get(difficulty, difficulty)
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
     return difficulty
@@ -112,7 +117,7 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
     else:
         rot = float(rng.choice([0, 0, 0, 0, 90, 180, 270])) + rng.normal(0, 7)
         tilt = rng.uniform(0, 22)
-        fill = (0.5, 0.92)
+        fill = (0.62, 0.95)
     scale = 1.6 if hard else 1.0
     return Shot(
         size=(w, h),
@@ -166,7 +171,7 @@ def _camera(rng, size, tilt: float, rot: float, fill, upright: bool = False) -> 
 
 def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     """The photo before JPEG compression, its truth, and the shot settings."""
-    check_difficulty(difficulty)
+    difficulty = check_difficulty(difficulty)
     rng = rng_for(seed, difficulty, "photo")
     shot = random_shot(rng, difficulty)
     w, h = shot.size
@@ -178,13 +183,13 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     sheet = render_sheet(rng, ppc)
     bg = scene.table(rng, (w, h), shot.table)
     img, alpha = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, shot.homography, shot.curl, bg)
-    scene.cast_shadow(img, alpha, rng, shot.sheet_shadow)
     px = w / 4032
     if shot.defocus * px > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), shot.defocus * px)
     if shot.motion * px > 1.5:
         img = scene.motion_blur(img, rng, shot.motion * px)
     gain, glare = scene.light_field(rng, (w, h), shot.light)
+    gain = scene.detail_gain(gain, alpha, rng, shot.sheet_shadow, shot.noise)
     img = scene.apply_light(img, gain, glare)
     img = scene.sensor_noise(img, rng, shot.noise)
     truth = ground_truth(seed, difficulty, sheet, shot)

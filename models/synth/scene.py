@@ -32,21 +32,7 @@ def table(rng: np.random.Generator, size: tuple[int, int], kind: str | None = No
     kind = kind or str(rng.choice(TABLES))
     sw, sh = max(8, w // 4), max(8, h // 4)
     if kind in ("wood", "dark-wood"):
-        ang = rng.uniform(0, np.pi)
-        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
-        u = xx * np.cos(ang) + yy * np.sin(ang)
-        v = -xx * np.sin(ang) + yy * np.cos(ang)
-        warp = smooth_noise(rng, (sh, sw), 4, 2) * 25
-        freq = rng.uniform(0.05, 0.15) * 4 / max(1, sw / 400)
-        rings = np.sin((v + warp) * freq + smooth_noise(rng, (sh, sw), 3, 1) * 3)
-        streak = smooth_noise(rng, (sh, sw), 60, 1)
-        grain = 0.5 + 0.3 * rings + 0.15 * streak
-        base = np.array([40, 80, 140] if kind == "wood" else [25, 40, 70], np.float32)
-        base *= rng.uniform(0.75, 1.3)
-        img = base * (0.7 + 0.6 * grain[..., None])
-        planks = rng.uniform(150, 400)
-        seam = np.abs(((u / planks) % 1) - 0.5) > 0.495
-        img[seam] *= 0.5
+        img = _wood(rng, sw, sh, dark=kind == "dark-wood")
     elif kind == "cloth":
         col = np.array(
             rng.choice(
@@ -59,7 +45,7 @@ def table(rng: np.random.Generator, size: tuple[int, int], kind: str | None = No
         folds = smooth_noise(rng, (sh, sw), 5, 2) * 0.15
         img = col * (1 + weave + folds)[..., None]
     elif kind == "stone":
-        tex = _skimage_texture(str(rng.choice(["gravel", "brick"])))
+        tex = _skimage_texture("gravel")
         img = cv2.resize(tex, (sw, sh)).astype(np.float32)
         img = img * rng.uniform(0.5, 1.0) + rng.uniform(0, 60)
     else:  # light laminate, or the white of a scanner lid
@@ -72,20 +58,56 @@ def table(rng: np.random.Generator, size: tuple[int, int], kind: str | None = No
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def cast_shadow(
-    out: np.ndarray, alpha: np.ndarray, rng: np.random.Generator, strength: float
-) -> None:
-    """The sheet's own soft shadow on the table (in place)."""
+def _wood(rng: np.random.Generator, sw: int, sh: int, dark: bool) -> np.ndarray:
+    """Planks with long grain, drawn along x then turned by a random angle."""
+    side = int(np.hypot(sw, sh)) + 2
+    plank = rng.uniform(0.12, 0.3) * side
+    yy = np.arange(side, dtype=np.float32)[:, None]
+    stretch = (side, max(4, side // 12))
+    warp = cv2.resize(smooth_noise(rng, (stretch[1], side), 8, 2).T.copy(), (side, side)) * 6
+    fine = cv2.resize(
+        rng.normal(0, 1, (side, max(4, side // 30))).astype(np.float32),
+        (side, side),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    period = rng.uniform(3, 9)
+    rings = np.sin((yy + warp) * (2 * np.pi / period))
+    grain = 0.55 + 0.2 * rings + 0.12 * fine
+    idx = np.floor((yy + 0 * warp) / plank).astype(int)
+    tones = rng.uniform(0.8, 1.2, int(side / plank) + 3).astype(np.float32)
+    grain = grain * tones[np.clip(idx, 0, len(tones) - 1)]
+    seam = (np.abs((yy / plank) % 1 - 0.5) > 0.497).astype(np.float32)
+    grain = grain * (1 - 0.5 * seam)
+    base = np.array([28, 45, 80] if dark else [45, 90, 150], np.float32)
+    base *= rng.uniform(0.75, 1.25)
+    img = base * (0.6 + 0.7 * grain[..., None])
+    rot = cv2.getRotationMatrix2D((side / 2, side / 2), rng.uniform(0, 180), 1)
+    rot[:, 2] += (sw - side) / 2, (sh - side) / 2
+    return cv2.warpAffine(img, rot, (sw, sh), borderMode=cv2.BORDER_REFLECT)
+
+
+def detail_gain(
+    gain: np.ndarray,
+    alpha: np.ndarray,
+    rng: np.random.Generator,
+    sheet_shadow: float,
+    chroma: float,
+) -> np.ndarray:
+    """The light field at quarter resolution with the sheet's soft shadow on the table and
+    blotchy chroma noise folded in (multiplicative), ready for :func:`apply_light`."""
     h, w = alpha.shape
-    small = cv2.resize(alpha, (w // 8 + 1, h // 8 + 1), interpolation=cv2.INTER_AREA)
-    shift = rng.normal(0, 1.5, 2)
-    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
-    sh = cv2.warpAffine(small, m, small.shape[::-1])
-    sh = cv2.GaussianBlur(sh, (0, 0), 2.5)
-    sh = cv2.multiply(sh, cv2.subtract(255, small), scale=strength / 255)  # only off the paper
-    sh = cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
-    inv = cv2.subtract(255, sh)
-    out[:] = cv2.multiply(out, cv2.merge([inv, inv, inv]), scale=1 / 255)
+    qw, qh = w // 4 + 1, h // 4 + 1
+    g = cv2.resize(gain, (qw, qh), interpolation=cv2.INTER_LINEAR)
+    if sheet_shadow > 0:
+        a = cv2.resize(alpha, (qw, qh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+        shift = rng.normal(0, 0.002 * qw, 2)
+        m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+        sh = cv2.warpAffine(a, m, (qw, qh))
+        sh = cv2.GaussianBlur(sh, (0, 0), 0.006 * qw + 1)
+        g *= (1 - sheet_shadow * sh * (1 - a))[..., None]
+    if chroma > 0:
+        g *= 1 + rng.normal(0, chroma / 200, g.shape).astype(np.float32)
+    return g
 
 
 def light_field(
@@ -164,18 +186,18 @@ def apply_light(img: np.ndarray, gain: np.ndarray, glare: np.ndarray) -> np.ndar
 
 
 def sensor_noise(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """Luma noise (full resolution) plus blotchy chroma noise, in place where possible."""
+    """Luma noise at full resolution (8-bit saturating arithmetic); chroma noise is in
+    :func:`detail_gain`."""
     if sigma <= 0:
         return img
     h, w = img.shape[:2]
     cv2.setRNGSeed(int(rng.integers(2**31)))
-    n = np.empty((h, w), np.int16)
-    cv2.randn(n, 0, sigma)
-    out = cv2.add(img.astype(np.int16), cv2.merge([n, n, n]), dtype=cv2.CV_16S)
-    chroma = rng.normal(0, sigma * 0.5, (h // 4 + 1, w // 4 + 1, 3)).astype(np.float32)
-    chroma = cv2.resize(chroma, (w, h)).astype(np.int16)
-    out = cv2.add(out, chroma, dtype=cv2.CV_16S)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    n = np.empty((h, w), np.float32)
+    cv2.randn(n, 0.0, float(sigma))
+    pos = cv2.convertScaleAbs(cv2.max(n, 0.0))
+    neg = cv2.convertScaleAbs(cv2.min(n, 0.0))
+    out = cv2.subtract(cv2.add(img, cv2.merge([pos, pos, pos])), cv2.merge([neg, neg, neg]))
+    return out
 
 
 def motion_blur(img: np.ndarray, rng: np.random.Generator, length: float) -> np.ndarray:

@@ -127,16 +127,10 @@ def _paper(cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
     hh, hw = h // 2 + 1, w // 2 + 1
     low = cv2.resize(smooth_noise(rng, (h // 8 + 1, w // 8 + 1), 6, octaves=4), (hw, hh))
     fine = smooth_noise(rng, (hh, hw), 60, octaves=2)
-    lum = cv2.resize(low * (7 * pr.texture) + fine * (2.5 * pr.texture), (w, h))
-    base = np.empty((h, w, 3), np.uint8)
-    base[:] = pr.paper
-    pos = cv2.merge(
-        [cv2.convertScaleAbs(np.maximum(lum, 0), alpha=1.0 + 0.25 * k) for k in range(3)]
-    )
-    neg = cv2.merge(
-        [cv2.convertScaleAbs(np.minimum(lum, 0), alpha=1.0 + 0.25 * k) for k in range(3)]
-    )
-    img = cv2.subtract(cv2.add(base, pos), neg)
+    lum = low * (7 * pr.texture) + fine * (2.5 * pr.texture)
+    # Paper colour + texture at half resolution, then one resize (the texture is smooth).
+    half = np.stack([pr.paper[k] + lum * (1.0 + 0.25 * k) for k in range(3)], axis=-1)
+    img = cv2.resize(np.clip(half, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     if pr.map_art > 0.15:
         _map_art(img, cv, pr, rng)
     return img
@@ -186,9 +180,10 @@ def _age(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) ->
     edge = (np.clip(d / 0.5, 0, 1) ** 2).astype(np.float32)
     stains = np.clip(smooth_noise(rng, m.shape, 5, octaves=2) - 0.6, 0, None) * 0.6
     dark = (edge * 0.10 * pr.age + stains * 0.08 * pr.age).astype(np.float32)
-    dark = cv2.resize(dark, (cv.width, cv.height), interpolation=cv2.INTER_LINEAR)
     gain = np.stack([1 - dark * 1.6, 1 - dark * 1.0, 1 - dark * 0.6], axis=-1)
-    return np.clip(img * gain, 0, 255).astype(np.uint8)
+    gain = np.clip(gain * 255, 0, 255).astype(np.uint8)
+    gain = cv2.resize(gain, (cv.width, cv.height), interpolation=cv2.INTER_LINEAR)
+    return cv2.multiply(img, gain, scale=1 / 255)
 
 
 # ---- printed elements -------------------------------------------------------------------

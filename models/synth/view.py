@@ -47,7 +47,7 @@ def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
 
     Truth coordinates (``grid_corners``, ``lattice``) are in view pixels.
     """
-    check_difficulty(difficulty)
+    difficulty = check_difficulty(difficulty)
     rng = rng_for(seed, difficulty, "view")
     level = _LEVEL[difficulty]
     w, h = g.canonical_size()
@@ -73,9 +73,11 @@ def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
         img = cv2.GaussianBlur(img, (0, 0), blur)
     if hard and rng.random() < 0.2:
         img = scene.motion_blur(img, rng, rng.uniform(2, 4))
+    noise = rng.uniform(1, 3.5 * level)
     gain, glare = scene.light_field(rng, (w, h), light)
+    gain = scene.detail_gain(gain, alpha, rng, rng.uniform(0.1, 0.3), noise)
     img = scene.apply_light(img, gain, glare)
-    img = scene.sensor_noise(img, rng, rng.uniform(1, 3.5 * level))
+    img = scene.sensor_noise(img, rng, noise)
     quality = int(rng.integers(55, 81)) if hard else int(rng.integers(70, 96))
     img, _ = scene.jpeg_roundtrip(img, quality)
     shot = Shot(

@@ -121,11 +121,8 @@ def warp_sheet(
     mx, my = source_map(h, curl, canvas, (w, hgt))
     a3 = cv2.merge([alpha, alpha, alpha])
     premult = cv2.multiply(bgr, a3, scale=1 / 255)  # so resampling blends edges correctly
-    bgra = cv2.merge([premult, alpha])
-    warped = cv2.remap(bgra, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    a = np.ascontiguousarray(warped[..., 3])
-    inv = cv2.subtract(255, cv2.merge([a, a, a]))
-    out = cv2.add(
-        np.ascontiguousarray(warped[..., :3]), cv2.multiply(background, inv, scale=1 / 255)
-    )
+    warped = cv2.remap(premult, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    a = cv2.remap(alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    inv = cv2.bitwise_not(cv2.merge([a, a, a]))
+    out = cv2.add(warped, cv2.multiply(background, inv, scale=1 / 255))
     return out, a
