@@ -10,7 +10,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Score Cartographers map sheets from phone photos or map files.",
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
