@@ -7,6 +7,7 @@ solo 96 - 89 = 7, Apprentice Surveyor.
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -332,3 +333,26 @@ def test_scoring_a_map_file_never_imports_the_image_stack():
 )
 def test_photos_are_told_by_extension(name, photo):
     assert app.inputs.is_photo(name) is photo
+
+
+def test_installed_command_scores_every_sample():
+    # The console script next to this interpreter when the project is installed (as in
+    # CI's fresh venv); from a bare checkout the same entry point via `python -m cli`.
+    script = shutil.which("cartoscore", path=str(Path(sys.executable).parent))
+    command = [script] if script else [sys.executable, "-m", "cli"]
+    samples = sorted(str(p) for p in (ROOT / "samples").glob("*.txt"))
+    proc = subprocess.run(
+        [*command, "score", *samples, "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    totals = {Path(o["source"]).name: o["total"] for o in json_lines(proc.stdout)}
+    assert totals == {
+        "forest-road-a.txt": 126,
+        "sparse-b.txt": 56,
+        "wastelands-b.txt": 124,
+        "wilderness-a.txt": 96,
+    }
