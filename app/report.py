@@ -195,7 +195,11 @@ def render_game(console: Console, game: GameResult, *, lang: str = "en") -> None
     console.print(_seasons_table(game, lang))
     if game.one_map:
         console.print(ONE_MAP_NOTE, style="italic")
-    console.print(Text(f"Total: {game.total}", style="bold"))
+    total = f"Total: {game.total}"
+    if len(game.seasons) < 4:
+        names = ", ".join(season_name(s.season, lang) for s in game.seasons)
+        total += f" (only {names} scored)"
+    console.print(Text(total, style="bold"))
     lost = game.stars_lost_to_monsters
     console.print(f"Stars lost to monsters: {lost} (tie-break: fewer wins)")
     console.print(solo_line(game, lang))
