@@ -9,7 +9,7 @@ from rich.text import Text
 from scanner.sheet import Sheet
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
-from scoring.game import EDICTS, GameResult
+from scoring.game import EDICTS, GameResult, coin_warnings
 from scoring.i18n import season_name
 from scoring.layouts import ROW_LETTERS, SIZE
 
@@ -82,12 +82,18 @@ def sheet_json(
         "solo": _solo_json(game),
         "explanations": {e: r.explanation.to_json() for e, r in on_map.card_results.items()},
     }
+    out["notes"] = sheet_notes(sheet, on_map)
     if sheet.confidence is not None or sheet.review:
         out["review"] = [
             {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
             for r in sheet.review
         ]
     return out
+
+
+def sheet_notes(sheet: Sheet, on_map: GameResult) -> list[str]:
+    """The scanner's notes on the sheet plus consistency checks of the map."""
+    return [*sheet.notes, *coin_warnings(sheet.map, on_map.seasons[-1].coins)]
 
 
 def map_text(game_map: Map) -> Text:
@@ -173,7 +179,7 @@ def render_sheet(
         where += f"  ({season_name(season, lang)})"
     console.rule(where, align="left")
     console.print(map_text(sheet.map))
-    for note in sheet.notes:
+    for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")
     if sheet.review:
         names = ", ".join(

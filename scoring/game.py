@@ -13,7 +13,7 @@ from scoring.board import EMPTY, MONSTER, Map
 from scoring.cards import CARDS, DECKS, CardResult, find_card
 from scoring.clusters import NEIGHBOURS
 from scoring.i18n import solo_title
-from scoring.layouts import SIZE, Space
+from scoring.layouts import SIZE, Space, space_name
 
 EDICTS = ("A", "B", "C", "D")
 SEASONS: tuple[tuple[str, tuple[str, str], int], ...] = (
@@ -40,6 +40,32 @@ def monster_spaces(game_map: Map) -> frozenset[Space]:
 def monster_penalty(game_map: Map) -> int:
     """-1 per empty space adjacent to a monster, each space once (0 or negative)."""
     return -len(monster_spaces(game_map))
+
+
+def surrounded_mountains(game_map: Map) -> frozenset[Space]:
+    """Mountains whose 4 neighbours on the map are all filled: each earned a coin.
+
+    RULES.md §2: "one [coin] when all four neighbours of a mountain become filled".
+    Sides beyond the map edge need no filling (no printed mountain sits on the edge).
+    """
+    grid = game_map.grid
+    return frozenset(
+        (r, c)
+        for r, c in game_map.layout.mountains
+        if all(grid[i][j] != EMPTY for i, j in NEIGHBOURS[r][c])
+    )
+
+
+def coin_warnings(game_map: Map, coins: int) -> list[str]:
+    """A note when fewer coins are marked than the map's surrounded mountains gave."""
+    won = surrounded_mountains(game_map)
+    if coins >= len(won):
+        return []
+    names = ", ".join(space_name(s) for s in sorted(won))
+    return [
+        f"{len(won)} mountains are surrounded ({names}), a coin each, "
+        f"but only {coins} coins are counted"
+    ]
 
 
 @dataclass(frozen=True)

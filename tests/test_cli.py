@@ -353,6 +353,17 @@ def test_installed_command_scores_every_sample():
     assert totals == {
         "forest-road-a.txt": 126,
         "sparse-b.txt": 56,
-        "wastelands-b.txt": 124,
+        "wastelands-b.txt": 136,
         "wilderness-a.txt": 96,
     }
+
+
+def test_too_few_coins_for_surrounded_mountains_is_noted():
+    wastelands = str(ROOT / "samples" / "wastelands-b.txt")
+    [obj] = json_lines(run("score", wastelands, "--json", "--coins", "3").stdout)
+    assert obj["notes"] == [
+        "5 mountains are surrounded (B9, C4, H6, I10, J3), a coin each, "
+        "but only 3 coins are counted"
+    ]
+    [obj] = json_lines(run("score", wastelands, "--json").stdout)
+    assert obj["notes"] == []

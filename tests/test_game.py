@@ -170,3 +170,35 @@ def test_solo_rating_is_total_minus_card_solo_numbers():
     assert g.solo.card_sum == 82
     assert g.solo.rating == g.total - 82
     assert g.solo.title_en == "Legendary Cartographer"
+
+
+def test_surrounded_mountains_earn_coins():
+    # "one when all four neighbours of a mountain become filled" (RULES.md §2)
+    from scoring.game import coin_warnings, surrounded_mountains
+
+    m = paint(T="A4 C4", W="B3", M="B5")
+    assert surrounded_mountains(m) == {(1, 3)}
+    assert surrounded_mountains(paint(T="A4 C4", W="B3")) == frozenset()
+    assert coin_warnings(m, 1) == []
+    assert "1 mountains are surrounded (B4)" in coin_warnings(m, 0)[0]
+
+
+@pytest.mark.parametrize(
+    "name, mountains",
+    [
+        # Worked by hand from the sample grids: each mountain's four neighbours.
+        ("wilderness-a.txt", {"J8"}),
+        ("wastelands-b.txt", {"B9", "C4", "H6", "I10", "J3"}),
+        ("forest-road-a.txt", {"B4", "J8"}),
+        ("sparse-b.txt", set()),
+    ],
+)
+def test_samples_surrounded_mountains(name, mountains):
+    from pathlib import Path
+
+    from scoring.game import surrounded_mountains
+    from scoring.textmap import load_map_file
+
+    mf = load_map_file(Path(__file__).resolve().parent.parent / "samples" / name)
+    assert {space_name(s) for s in surrounded_mountains(mf.map)} == mountains
+    assert mf.coins >= len(mountains)  # the samples mark at least those coins
