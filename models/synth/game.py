@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.board import EMPTY, FARM, FOREST, MONSTER, VILLAGE, WATER, Map
+from scoring.cards import CARDS
+from scoring.game import monster_penalty
 from scoring.layouts import LAYOUTS, SIZE, Layout
 
 SEASON_TIME = (8, 8, 7, 6)
@@ -151,7 +153,9 @@ def simulate_game(rng: np.random.Generator, side: str, seasons: int = 4) -> Game
         "edge": rng.uniform(-0.5, 1.5),
         "compact": rng.uniform(0.0, 1.5),
         "fence": rng.uniform(0.3, 1.5),  # fill the spaces monsters threaten
+        "skill": rng.uniform(0.2, 1.5),  # how much the edicts guide the placement
     }
+    cards = _deal(rng)
     coins = 0
     mountains_done: set = set()
     placements: list[Placement] = []
@@ -167,15 +171,10 @@ def simulate_game(rng: np.random.Generator, side: str, seasons: int = 4) -> Game
             if card.ruins:
                 need_ruins = True
                 continue
-            opt = card.options[int(rng.integers(len(card.options)))]
-            terrain = opt.terrains[int(rng.integers(len(opt.terrains)))]
-            spot = _choose_spot(rng, grid, ruins, opt.cells, terrain, need_ruins, style)
-            coin = opt.coin
-            if spot is None:  # nowhere fits: a single space of the terrain (rift lands rule)
-                coin = False
-                spot = _choose_spot(rng, grid, ruins, [(0, 0)], terrain, need_ruins, style)
-                if spot is None:
-                    continue
+            choice = _play_card(rng, grid, ruins, card, need_ruins, style, cards, season, layout)
+            if choice is None:
+                continue
+            spot, terrain, coin = choice
             need_ruins = False
             for r, c in spot:
                 grid[r, c] = terrain
@@ -186,8 +185,45 @@ def simulate_game(rng: np.random.Generator, side: str, seasons: int = 4) -> Game
             placements.append(Placement(tuple(map(tuple, spot)), terrain, season, coin))
         season_grids.append(tuple("".join(row) for row in grid))
         season_coins.append(coins)
-    cards = _deal(rng)
     return Game(side, tuple(placements), tuple(season_grids), tuple(season_coins), cards)
+
+
+def _play_card(rng, grid, ruins, card, need_ruins, style, cards, season, layout):
+    """Choose option, terrain and spot for an explore or ambush card; None if nothing fits.
+
+    The best few spots by habit are weighed by what the edicts would score on the
+    resulting map (this season's two in full, the others a little) and the monster
+    penalty, scaled by the player's skill; a shape with a coin is worth a little more.
+    """
+    options = []
+    for opt in card.options:
+        for terrain in opt.terrains:
+            for score, spot in _choose_spot(
+                rng, grid, ruins, opt.cells, terrain, need_ruins, style
+            ):
+                options.append((score + 1.5 * opt.coin, spot, terrain, opt.coin))
+    if not options:  # nowhere fits: a single space of any listed terrain (rift lands rule)
+        terrains = "".join(o.terrains for o in card.options)
+        terrain = terrains[int(rng.integers(len(terrains)))]
+        found = _choose_spot(rng, grid, ruins, [(0, 0)], terrain, need_ruins, style, top=1)
+        return None if not found else (found[0][1], terrain, False)
+    if card.monster:
+        best = max(options, key=lambda o: o[0])
+        return best[1], best[2], best[3]
+    options.sort(key=lambda o: -o[0])
+    options = options[:10]
+    current = ("AB", "BC", "CD", "DA")[season]
+    values = []
+    for score, spot, terrain, _coin in options:
+        trial = grid.copy()
+        trial[spot[:, 0], spot[:, 1]] = terrain
+        m = Map(tuple("".join(row) for row in trial), layout)
+        points = sum(
+            CARDS[cards[e]].score(m).points * (1.0 if e in current else 0.3) for e in "ABCD"
+        )
+        values.append(score + style["skill"] * (points + monster_penalty(m)))
+    best = options[int(np.argmax(values))]
+    return best[1], best[2], best[3]
 
 
 def _deal(rng: np.random.Generator) -> dict[str, str]:
@@ -214,8 +250,9 @@ def _neighbour_count(mask: np.ndarray) -> np.ndarray:
     return m[:-2, 1:-1] + m[2:, 1:-1] + m[1:-1, :-2] + m[1:-1, 2:]
 
 
-def _choose_spot(rng, grid, ruins, cells, terrain, need_ruins, style):
-    """Pick where to draw a shape: every rotation/flip and position, scored, with noise.
+def _choose_spot(rng, grid, ruins, cells, terrain, need_ruins, style, top: int = 6):
+    """The ``top`` best ``(score, spaces)`` for a shape over every rotation/flip and position
+    by the player's habits, with noise (empty when nothing fits).
 
     Spaces inside a shape are empty, so summing per-space neighbour counts over the
     shape counts its outside neighbours exactly.
@@ -253,6 +290,7 @@ def _choose_spot(rng, grid, ruins, cells, terrain, need_ruins, style):
             cands.append(shape + (r0, c0))
             scores.append(score[r0, c0])
     if not cands:
-        return None
+        return []
     s = np.array(scores) + rng.gumbel(0, 1.0, len(scores))
-    return cands[int(np.argmax(s))]
+    order = np.argsort(-s)[:top]
+    return [(float(s[i]), cands[i]) for i in order]
