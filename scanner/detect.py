@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from scanner.geometry import FRAME_WIDTH, GRID_CELLS
+from scanner.geometry import FRAME_WIDTH, GRID_CELLS, page_box
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
@@ -108,7 +108,7 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
         pyramid = Pyramid(ink_image(image))
     small, small_scale = _detection_level(pyramid)
     detection = Detection(best=None)
-    generators = (("frame", _frame_quads), ("lines", _line_quads))
+    generators = (("frame", _frame_quads), ("paper", _paper_quads), ("lines", _line_quads))
     seen: list[np.ndarray] = []
     for name, generate in generators:
         coarse = []
@@ -146,6 +146,45 @@ def _detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
 
 
 # --- candidate generators -------------------------------------------------------------
+
+
+def _paper_quads(ink: np.ndarray) -> list[np.ndarray]:
+    """Grid quads inferred from the outline of the bright paper.
+
+    The grid sits nearly centred on the page (SHEET.md), so the page's quad,
+    with its long sides taken as the page's height, gives the grid's quad up to
+    a few percent, whichever end of the page is the top.
+    """
+    h, w = ink.shape
+    blur = cv2.GaussianBlur(ink, (5, 5), 0)
+    otsu, _ = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    page = page_box()
+    gx0, gy0 = -page.x0, -page.y0  # grid origin on the page
+    grid_on_page = np.float32([[gx0, gy0], [gx0 + N, gy0], [gx0 + N, gy0 + N], [gx0, gy0 + N]])
+    # Centre the grid on the page (the printed offsets differ by a fraction of a cell).
+    pw, ph = page.x1 - page.x0, page.y1 - page.y0
+    grid_on_page += np.float32([(pw - N) / 2 - gx0, (ph - N) / 2 - gy0])
+    page_corners = np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]])
+    quads = []
+    for level in (otsu, 0.5 * (otsu + float(np.percentile(blur, 97)))):
+        _, bright = cv2.threshold(blur, level, 255, cv2.THRESH_BINARY)
+        bright = cv2.morphologyEx(bright, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:2]:
+            hull = cv2.convexHull(contour)
+            if cv2.contourArea(hull) < 0.05 * h * w:
+                break
+            quad = _hull_to_quad(hull)
+            if quad is None:
+                continue
+            quad = _clockwise(quad)
+            sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+            if sides[0] + sides[2] > sides[1] + sides[3]:  # long sides first: turn a quarter
+                quad = np.roll(quad, -1, axis=0)
+            m = cv2.getPerspectiveTransform(page_corners, quad.astype(np.float32))
+            grid = cv2.perspectiveTransform(grid_on_page.reshape(-1, 1, 2), m).reshape(4, 2)
+            quads.append(grid.astype(np.float64))
+    return quads
 
 
 def _frame_quads(ink: np.ndarray) -> list[np.ndarray]:
@@ -303,13 +342,18 @@ def coarse_fit(pyramid: Pyramid, quad: np.ndarray) -> tuple[np.ndarray, float] |
 
 def fine_fit(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, source: str) -> GridFit | None:
     """Measure the interior intersections twice, refitting the homography each time."""
-    points = None
-    interior = frame = 0.0
-    for _ in range(2):
-        result = _measure_intersections(pyramid, h)
+    best = None
+    for half in (0.32, 0.22, 0.22):
+        result = _measure_intersections(pyramid, h, half)
         if result is None:
-            return None
-        h, points, interior, frame = result
+            break
+        if best is not None and result[2] < best[2] - 0.02:
+            break  # measuring again made it worse: keep the better fit
+        best = result
+        h = result[0]
+    if best is None:
+        return None
+    h, points, interior, frame = best
     score = interior * (0.25 + 0.75 * frame)
     return GridFit(h, points, float(score), source, quad, float(interior), float(frame))
 
@@ -321,10 +365,18 @@ def cell_size_px(homography: np.ndarray) -> float:
 
 
 def _line_response(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarray]:
-    """Black-hat responses to thin dark vertical and horizontal lines."""
+    """Black-hat responses to thin dark vertical and horizontal lines.
+
+    Each image is first averaged along the line direction over half a cell, so
+    dashes merge into a line while hatching and drawings, which run every
+    which way, blur into an even tone the black-hat ignores.
+    """
     k = max(3, int(round(px * 0.45)) | 1)
-    vertical = cv2.morphologyEx(canvas, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
-    horizontal = cv2.morphologyEx(canvas, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
+    along = max(3, int(round(px * 0.5)) | 1)
+    vertical = cv2.blur(canvas, (1, along))
+    horizontal = cv2.blur(canvas, (along, 1))
+    vertical = cv2.morphologyEx(vertical, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
+    horizontal = cv2.morphologyEx(horizontal, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
     return vertical.astype(np.float32), horizontal.astype(np.float32)
 
 
@@ -377,33 +429,37 @@ def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, 
     return float(offsets[0, j, 0]), float(pitches[i, 0, 0]), float(score[i, j])
 
 
-def _measure_intersections(
-    pyramid: Pyramid, h: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    """Measure every interior line per cell segment; refit the homography.
+CHUNKS = 4  # each interior line is measured in this many pieces along its length
 
-    Returns the new homography, the 12 x 12 x 2 lattice in image pixels (measured
-    where possible, modelled elsewhere) and the share of the 220 interior line
-    segments found where the fitted model puts them.
+
+def _measure_intersections(
+    pyramid: Pyramid, h: np.ndarray, half: float = 0.3
+) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """Measure the 20 interior lines piecewise; refit the homography to their crossings.
+
+    Each line's response is averaged over ``CHUNKS`` pieces of its length (icons
+    and hatching do not line up over several cells, the printed line does); a
+    quadratic through the pieces follows bent paper. Returns the new homography,
+    the 12 x 12 x 2 lattice in image pixels, the share of pieces found where the
+    new model puts them, and the share of the frame found.
     """
     px, margin = 24.0, 0.75
     size = int(round((N + 2 * margin) * px))
     canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h))
     vertical, horizontal = _line_response(canvas, px)
-    # Average each line over the middle 70% of every cell it borders.
-    half = 0.42
     offs = np.arange(-int(half * px), int(half * px) + 1)
-    band = np.arange(int(0.15 * px), int(0.85 * px))
-    seg_rows = (np.round((np.arange(N) + margin) * px).astype(int))[:, None] + band  # (N, B)
+    start = int(round(margin * px))
+    length = int(N * px) // CHUNKS
+    chunk_rows = start + np.arange(CHUNKS)[:, None] * length + np.arange(length)  # (C, L)
     line_cols = (np.round((np.arange(1, N) + margin) * px).astype(int))[:, None] + offs
-    # prof[axis][k - 1, i, :]: response across interior line k within cell segment i.
-    pv = vertical[seg_rows[:, :, None, None], line_cols[None, None]].mean(axis=1)
-    ph = horizontal[line_cols[None, None], seg_rows[:, :, None, None]].mean(axis=1)
-    seg_x = np.full((N + 1, N), np.nan)  # vertical line k, segment i: x in cells
-    seg_y = np.full((N + 1, N), np.nan)  # horizontal line k, segment i: y in cells
-    strength = np.zeros((2, N + 1, N))
-    for axis, prof, out in ((0, pv, seg_x), (1, ph, seg_y)):
-        prof = prof.transpose(1, 0, 2)  # (k - 1, i, offset)
+    # prof[k - 1, j, :]: response across interior line k within piece j.
+    pv = vertical[chunk_rows[:, :, None, None], line_cols[None, None]].mean(axis=1)
+    ph = horizontal[line_cols[None, None], chunk_rows[:, :, None, None]].mean(axis=1)
+    along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
+    pos = np.zeros((2, N - 1, CHUNKS))
+    strength = np.zeros((2, N - 1, CHUNKS))
+    for axis, prof in ((0, pv), (1, ph)):
+        prof = prof.transpose(1, 0, 2)  # (k - 1, j, offset)
         j = np.argmax(prof, axis=2)
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
         left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 2)[..., 0]
@@ -412,32 +468,37 @@ def _measure_intersections(
         with np.errstate(all="ignore"):
             sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
         sub = np.clip(sub, -0.5, 0.5)
-        strength[axis, 1:N] = peak - np.median(prof, axis=2)
-        out[1:N] = (offs[j] + sub) / px + np.arange(1, N)[:, None]
-    typical = np.median(strength[:, 1:N])
-    if typical <= 1.0:
+        strength[axis] = peak - np.median(prof, axis=2)
+        pos[axis] = (offs[j] + sub) / px + np.arange(1, N)[:, None]
+    typical = float(np.median(strength))
+    if typical <= 0.5:
         return None
-    valid_x = strength[0] > 0.35 * typical
-    valid_y = strength[1] > 0.35 * typical
-    # Intersection (row r, col c) of interior lines: x from vertical line c, y from line r.
-    src, dst = [], []
-    for r in range(1, N):
-        for c in range(1, N):
-            xs = [seg_x[c, i] for i in (r - 1, r) if valid_x[c, i]]
-            ys = [seg_y[r, i] for i in (c - 1, c) if valid_y[r, i]]
-            if xs and ys:
-                src.append((c, r))
-                dst.append((np.mean(xs), np.mean(ys)))
-    if len(src) < 12:
+    valid = strength > 0.3 * typical
+    curves = np.full((2, N - 1, N - 1), np.nan)  # line k - 1 evaluated at crossings 1..10
+    nodes_at = np.arange(1.0, N)
+    for axis in range(2):
+        for k in range(N - 1):
+            ok = valid[axis, k]
+            if ok.sum() == 0:
+                continue
+            deg = min(2, int(ok.sum()) - 1)
+            coef = np.polyfit(along[ok], pos[axis, k, ok], deg, w=strength[axis, k, ok])
+            curves[axis, k] = np.polyval(coef, nodes_at)
+    # Crossing of vertical line c and horizontal line r (both 1..10), canvas cells.
+    xs, ys = curves[0].T, curves[1]  # xs[r - 1, c - 1], ys[r - 1, c - 1]
+    found = ~(np.isnan(xs) | np.isnan(ys))
+    if found.sum() < 12:
         return None
-    src_a = np.float32(src)
-    dst_a = cv2.perspectiveTransform(np.float32(dst).reshape(-1, 1, 2), h).reshape(-1, 2)
+    rr, cc = np.nonzero(found)
+    src_a = np.float32(np.stack([cc + 1, rr + 1], -1))
+    meas = np.stack([xs[found], ys[found]], -1).reshape(-1, 1, 2)
+    dst_a = cv2.perspectiveTransform(meas, h).reshape(-1, 2)
     cell = cell_size_px(h)
     new_h, inliers = _robust_homography(src_a, dst_a, 0.12 * cell)
     if new_h is None:
         return None
     lattice = _lattice_from_measurements(new_h, src_a, dst_a, inliers.ravel().astype(bool), cell)
-    agree = _agreement(new_h, h, seg_x, seg_y, valid_x, valid_y)
+    agree = _agreement(new_h, h, pos, along, valid)
     return new_h, lattice, agree, _frame_share(vertical, horizontal, px, margin)
 
 
@@ -462,18 +523,17 @@ def _robust_homography(
     return h, keep
 
 
-def _agreement(new_h, old_h, seg_x, seg_y, valid_x, valid_y) -> float:
-    """Share of the 220 interior segments measured within 0.12 cell of the new model."""
+def _agreement(new_h, old_h, pos, along, valid) -> float:
+    """Share of the measured line pieces lying within 0.1 cell of the new model."""
     to_new = np.linalg.inv(new_h) @ old_h  # old cell units -> new cell units
-    k = np.arange(1, N)[:, None] * np.ones((1, N))
-    mid = np.arange(N)[None, :] + 0.5 + np.zeros((N - 1, 1))
+    k = np.arange(1, N)[:, None] * np.ones((1, len(along)))
+    t = np.ones((N - 1, 1)) * along[None, :]
     good = 0
-    for axis, seg, valid in ((0, seg_x, valid_x), (1, seg_y, valid_y)):
-        pos = seg[1:N]
-        xy = np.stack([pos, mid] if axis == 0 else [mid, pos], -1).reshape(-1, 1, 2)
-        q = cv2.perspectiveTransform(xy, to_new).reshape(N - 1, N, 2)[..., axis]
-        good += int(np.sum(valid[1:N] & (np.abs(q - k) < 0.12)))
-    return good / (2 * (N - 1) * N)
+    for axis in range(2):
+        xy = np.stack([pos[axis], t] if axis == 0 else [t, pos[axis]], -1).reshape(-1, 1, 2)
+        q = cv2.perspectiveTransform(xy, to_new).reshape(N - 1, len(along), 2)[..., axis]
+        good += int(np.sum(valid[axis] & (np.abs(q - k) < 0.1)))
+    return good / valid.size
 
 
 def _lattice_from_measurements(
@@ -492,8 +552,44 @@ def _lattice_from_measurements(
     for (c, r), d, m, ok in zip(src.astype(int), dst, near, inliers, strict=True):
         if ok or np.linalg.norm(d - m) < 0.3 * cell:
             disp[r, c] = d - m
+    disp = _reject_unlike_neighbours(disp, 0.06 * cell)
     disp = _fill_nan(disp)
     return model + disp
+
+
+def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median of each node's 8 neighbours (NaN = missing) and how many there were."""
+    n1 = disp.shape[0]
+    padded = np.pad(disp, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    stack = np.stack(
+        [
+            padded[1 + dy : n1 + 1 + dy, 1 + dx : n1 + 1 + dx]
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if dy or dx
+        ]
+    )
+    count = np.sum(~np.isnan(stack[..., 0]), axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmedian(stack, axis=0), count
+
+
+def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float) -> np.ndarray:
+    """Drop nodes far from their neighbours' median, then blend each with that median.
+
+    Lines hidden under mountains or heavy drawing give single wrong nodes; real
+    paper bends move whole neighbourhoods together.
+    """
+    median, count = _neighbour_median(disp)
+    off = np.linalg.norm(disp - median, axis=-1)
+    bad = (count >= 3) & (off > tolerance)
+    out = disp.copy()
+    out[bad] = np.nan
+    median, count = _neighbour_median(out)
+    blend = ~np.isnan(out[..., 0]) & (count >= 3)
+    out[blend] = 0.5 * out[blend] + 0.5 * median[blend]
+    return out
 
 
 def _fill_nan(disp: np.ndarray) -> np.ndarray:

@@ -1,11 +1,12 @@
 """Which side of the sheet (A or B) and which way up.
 
-Three printed cues, all asymmetric enough together:
+Four printed cues, asymmetric enough together:
 
 * the five dark mountain cells (side A's are symmetric under a half turn,
   side B's are not, and the two sides share none);
 * the coin track, a row of 14 coins spaced 0.713 cells, found only below the
   grid of an upright sheet -- this settles side A's half-turn ambiguity;
+* the row letters left of the grid and column numbers below it, one per cell;
 * the colour of the dashed interior lines (orange on A, grey on B).
 
 Each of the 8 hypotheses (side x quarter turn) gets a score; the best wins and
@@ -74,6 +75,26 @@ def coin_track_score(canvas: np.ndarray) -> float:
     return 0.0 if denom == 0 else float(abs(profile @ wave) / denom)
 
 
+def label_score(canvas: np.ndarray) -> float:
+    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1)."""
+    ink = canvas.min(axis=2).astype(np.float32)
+    m = _MARGIN
+    span = np.arange(int(m * _PX), int((m + N) * _PX))
+    centre = span / _PX - m
+    wave = np.cos(2 * np.pi * (centre - 0.5))
+    x0 = int(round((g.ROW_LABEL_X - 0.22 + m) * _PX))
+    x1 = int(round((g.ROW_LABEL_X + 0.22 + m) * _PX))
+    y0 = int(round((g.COLUMN_LABEL_Y - 0.2 + m) * _PX))
+    y1 = int(round((g.COLUMN_LABEL_Y + 0.2 + m) * _PX))
+    scores = []
+    for profile in (ink[span, x0:x1].mean(axis=1), ink[y0:y1, span].mean(axis=0)):
+        profile = profile - profile.mean()
+        denom = np.linalg.norm(profile) * np.linalg.norm(wave)
+        # Labels are darker than the paper at cell centres: the sign matters.
+        scores.append(0.0 if denom == 0 else float(max(0.0, -(profile @ wave) / denom)))
+    return float(np.mean(scores))
+
+
 def line_warmth(canvas: np.ndarray) -> float:
     """Red-minus-blue on the interior grid lines relative to the cells (orange lines: > 0)."""
     m = int(_MARGIN * _PX)
@@ -92,6 +113,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     mountains = mountain_map(canvas)
     coins = [coin_track_score(np.rot90(canvas, k)) for k in range(4)]
+    labels = [label_score(np.rot90(canvas, k)) for k in range(4)]
     warmth = line_warmth(canvas)
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
@@ -104,7 +126,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         for k in range(4):
             upright = np.rot90(mountains, k)
             match = upright[expected].mean() - upright[~expected].mean()
-            scores[(name, k)] = float(match + 0.6 * coins[k] + 0.15 * colour)
+            evidence = match + labels[k] + 0.3 * coins[k] + 0.15 * colour
+            scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]
     other_turn = [v for (s, k), v in scores.items() if s == best[0] and k != best[1]]
@@ -116,7 +139,11 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         side_confidence=side_conf,
         orientation_confidence=turn_conf,
         scores={f"{s}{k * 90}": round(v, 3) for (s, k), v in scores.items()}
-        | {"coins": [round(c, 3) for c in coins], "warmth": round(warmth, 1)},
+        | {
+            "coins": [round(c, 3) for c in coins],
+            "labels": [round(v, 3) for v in labels],
+            "warmth": round(warmth, 1),
+        },
     )
 
 
