@@ -353,3 +353,14 @@ def test_explanations_say_why_in_a_few_words():
     assert "2 full diagonals" in res.explanation.reason
     assert res.explanation.diagonals == (((9, 0), (10, 1)), ((10, 0),))
     assert res.explanation.to_json()["diagonals"] == [["J1", "K2"], ["K1"]]
+
+
+@pytest.mark.parametrize(
+    "module", ["scoring.cards", "scoring.clusters", "scoring.i18n", "scoring.textmap"]
+)
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
