@@ -41,12 +41,13 @@ def main() -> None:
         img, truth = (make_view if args.view else make_photo)(seed, difficulty)
         dt = time.perf_counter() - t0
         h, w = img.shape[:2]
-        scale = args.thumb / h
-        th = cv2.resize(img, (max(1, round(w * scale)), args.thumb), interpolation=cv2.INTER_AREA)
-        pad = np.full((args.thumb, round(args.thumb * 0.78), 3), 40, np.uint8)
-        tw = min(th.shape[1], pad.shape[1])
-        x0 = (pad.shape[1] - tw) // 2
-        pad[:, x0 : x0 + tw] = th[:, (th.shape[1] - tw) // 2 : (th.shape[1] - tw) // 2 + tw]
+        scale = args.thumb / max(h, w)  # letterbox: the whole frame, as the phone shows it
+        th = cv2.resize(
+            img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
+        pad = np.full((args.thumb, args.thumb, 3), 40, np.uint8)
+        y0, x0 = (args.thumb - th.shape[0]) // 2, (args.thumb - th.shape[1]) // 2
+        pad[y0 : y0 + th.shape[0], x0 : x0 + th.shape[1]] = th
         label = f"{seed} {difficulty} {truth['side']} {truth['style']}"
         cv2.putText(pad, label, (4, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 3)
         cv2.putText(pad, label, (4, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1)

@@ -301,7 +301,9 @@ def draw_game(
             if style.icons:
                 lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
                 icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
-                cv.polylines(ink, lines, icon_dark, style.width * rng.uniform(0.85, 1.15))
+                _strokes(
+                    ink, cv, lines, icon_dark, style.width * rng.uniform(0.85, 1.15), style, rng
+                )
     for pl in game.placements:
         if rng.random() < style.outline:
             colour = style.pen if style.name != "pencil-hatch" else style.colours[pl.terrain]
@@ -310,6 +312,20 @@ def draw_game(
     _coin_marks(ink, cv, pr, game.coins, style, rng)
     _numbers(ink, cv, pr, written, style, rng)
     return _composite(img, fill, ink, style, rng)
+
+
+def _strokes(ink, cv: Canvas, lines, dark, width: float, style: Style, rng) -> None:
+    """Draw polylines one by one with uneven pressure (darkness and width vary per stroke)."""
+    pressure = 0.15 if style.name == "ballpoint" else 0.45
+    for line in lines:
+        chunks = [line]
+        if len(line) > 6 and rng.random() < 0.4:  # pressure changes along a long stroke
+            k = int(rng.integers(2, len(line) - 2))
+            chunks = [line[: k + 1], line[k:]]
+        for chunk in chunks:
+            f = 1 - pressure * rng.random()
+            colour = tuple(int(v * f) for v in dark)
+            cv.polyline(ink, chunk, colour, width * rng.uniform(0.85, 1.15))
 
 
 def _darkness(bgr) -> tuple[int, int, int]:

@@ -189,11 +189,31 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     if shot.motion * px > 1.5:
         img = scene.motion_blur(img, rng, shot.motion * px)
     gain, glare = scene.light_field(rng, (w, h), shot.light)
+    gain *= _curl_shading(shot, gain.shape[:2], rng.uniform(-0.25, 0.12))[..., None]
     gain = scene.detail_gain(gain, alpha, rng, shot.sheet_shadow, shot.noise)
     img = scene.apply_light(img, gain, glare)
     img = scene.sensor_noise(img, rng, shot.noise)
     truth = ground_truth(seed, difficulty, sheet, shot)
     return img, truth, shot
+
+
+def _curl_shading(shot: Shot, shape: tuple[int, int], strength: float) -> np.ndarray:
+    """Brightness factor on a coarse grid: the bent part of the paper faces the light
+    differently (darker or lighter in proportion to how far it is displaced)."""
+    ch, cw = shape
+    amount = max(shot.curl.amp + shot.curl.wave, 1e-6)
+    if shot.curl.amp == 0 and shot.curl.wave == 0:
+        return np.ones(shape, np.float32)
+    w, h = shot.size
+    xs = (np.arange(cw) + 0.5) * w / cw - 0.5
+    ys = (np.arange(ch) + 0.5) * h / ch - 0.5
+    gx, gy = np.meshgrid(xs, ys)
+    q = np.stack([gx, gy], -1).reshape(1, -1, 2)
+    p = cv2.perspectiveTransform(q, np.linalg.inv(shot.homography))[0]
+    bend = np.linalg.norm(shot.curl(p), axis=1) / amount
+    pg = g.page_box()
+    bend *= (p[:, 0] > pg.x0) & (p[:, 0] < pg.x1) & (p[:, 1] > pg.y0) & (p[:, 1] < pg.y1)
+    return (1 + strength * np.clip(bend, 0, 1.5)).reshape(shape).astype(np.float32)
 
 
 def ground_truth(seed: int, difficulty: str, sheet: FlatSheet, shot: Shot) -> dict:

@@ -13,7 +13,7 @@ import numpy as np
 
 from models.synth.canvas import smooth_noise
 
-TABLES = ("wood", "wood", "dark-wood", "cloth", "light", "stone", "paper-white")
+TABLES = ("wood", "wood", "dark-wood", "cloth", "light", "grey", "stone", "paper-white")
 
 
 @lru_cache(maxsize=4)
@@ -41,18 +41,24 @@ def table(rng: np.random.Generator, size: tuple[int, int], kind: str | None = No
             np.float32,
         )
         yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
-        weave = 0.08 * np.sin(xx * 2.2) * np.sin(yy * 2.2)
-        folds = smooth_noise(rng, (sh, sw), 5, 2) * 0.15
+        weave = 0.05 * np.sin(xx * 2.2) * np.sin(yy * 2.2)
+        folds = smooth_noise(rng, (sh, sw), 3, 2) * 0.06
         img = col * (1 + weave + folds)[..., None]
-    elif kind == "stone":
-        tex = _skimage_texture("gravel")
-        img = cv2.resize(tex, (sw, sh)).astype(np.float32)
-        img = img * rng.uniform(0.5, 1.0) + rng.uniform(0, 60)
+    elif kind == "stone":  # speckled countertop: the gravel photo tiled small, toned down
+        tex = _skimage_texture("gravel").astype(np.float32)
+        k = max(1, int(np.ceil(max(sw, sh) / 256)))
+        tile = cv2.resize(tex, (256, 256), interpolation=cv2.INTER_AREA)
+        img = np.tile(tile, (k + 1, k + 1, 1))[:sh, :sw]
+        tone = np.array(rng.choice([[70, 70, 70], [150, 150, 150], [60, 80, 100]]), np.float32)
+        img = tone + (img - img.mean()) * rng.uniform(0.2, 0.45)
+    elif kind == "grey":  # plain dark or mid grey table / mat
+        img = np.zeros((sh, sw, 3), np.float32) + rng.uniform(40, 130) + rng.normal(0, 5, 3)
+        img += smooth_noise(rng, (sh, sw), 3, 2)[..., None] * 4
     else:  # light laminate, or the white of a scanner lid
         tone = rng.uniform(185, 240) if kind == "light" else rng.uniform(235, 252)
         tint = rng.normal(0, 6, 3)
         img = np.zeros((sh, sw, 3), np.float32) + tone + tint
-        img += smooth_noise(rng, (sh, sw), 4, 3)[..., None] * 8
+        img += smooth_noise(rng, (sh, sw), 3, 2)[..., None] * 3
     img += rng.normal(0, 3, img.shape).astype(np.float32)
     img = np.clip(img, 0, 255).astype(np.uint8)
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -70,7 +76,7 @@ def _wood(rng: np.random.Generator, sw: int, sh: int, dark: bool) -> np.ndarray:
         (side, side),
         interpolation=cv2.INTER_LINEAR,
     )
-    period = rng.uniform(3, 9)
+    period = rng.uniform(5, 14)
     rings = np.sin((yy + warp) * (2 * np.pi / period))
     grain = 0.55 + 0.2 * rings + 0.12 * fine
     idx = np.floor((yy + 0 * warp) / plank).astype(int)
@@ -78,8 +84,9 @@ def _wood(rng: np.random.Generator, sw: int, sh: int, dark: bool) -> np.ndarray:
     grain = grain * tones[np.clip(idx, 0, len(tones) - 1)]
     seam = (np.abs((yy / plank) % 1 - 0.5) > 0.497).astype(np.float32)
     grain = grain * (1 - 0.5 * seam)
-    base = np.array([28, 45, 80] if dark else [45, 90, 150], np.float32)
-    base *= rng.uniform(0.75, 1.25)
+    woods = [[45, 90, 150], [70, 120, 170], [50, 80, 120], [90, 140, 190]]
+    base = np.array([28, 45, 80] if dark else woods[int(rng.integers(len(woods)))], np.float32)
+    base *= rng.uniform(0.8, 1.15)
     img = base * (0.6 + 0.7 * grain[..., None])
     rot = cv2.getRotationMatrix2D((side / 2, side / 2), rng.uniform(0, 180), 1)
     rot[:, 2] += (sw - side) / 2, (sh - side) / 2

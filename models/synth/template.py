@@ -48,7 +48,7 @@ def random_printing(rng: np.random.Generator, side: str) -> Printing:
         return tuple(int(np.clip(v + rng.normal(0, amount), 0, 255)) for v in c)
 
     tone = rng.uniform(-12, 8)
-    paper = vary((212 + tone, 226 + tone * 0.8, 236 + tone * 0.5), 4)
+    paper = vary((198 + tone, 214 + tone * 0.8, 228 + tone * 0.5), 4)
     if side == "A":
         accent = vary((45, 160, 228), 12)
         band = vary((50, 170, 232), 10)
