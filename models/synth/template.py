@@ -213,7 +213,7 @@ def _frame(img, cv: Canvas, pr: Printing) -> None:
     cv.rect(img, -half, -half, 11 + half, 11 + half, pr.ink, pr.frame_w)
     cv.rect(img, -fw, -fw, 11 + fw, 11 + fw, pr.ink, pr.frame_w * 0.6)
     ticks = []
-    step = 0.045
+    step = 0.038
     for k in range(0, 11, 2):
         a, b = k + 0.15, min(k + 1.15, 10.85)
         for t in np.arange(a, b, step):
@@ -225,7 +225,7 @@ def _frame(img, cv: Canvas, pr: Printing) -> None:
         for y0, y1 in ((-fw, -pr.frame_w), (11 + pr.frame_w, 11 + fw)):
             ticks.append([(a, y0), (a, y1)])
             ticks.append([(b, y0), (b, y1)])
-    cv.polylines(img, ticks, pr.ink, 0.012)
+    cv.polylines(img, ticks, pr.ink, 0.017)
     # Corner squares.
     for cx, cy in ((-fw, -fw), (11, -fw), (11, 11), (-fw, 11)):
         cv.rect(img, cx, cy, cx + fw, cy + fw, pr.ink, 0.015)
@@ -453,42 +453,81 @@ def _monster_icon(img, cv: Canvas, center, size: float, color) -> None:
 
 
 def _header(img, cv: Canvas, pr: Printing, rng: np.random.Generator) -> None:
+    """Name and title lines, crown, ribbon, crossed swords, the shield over the frame, compass.
+
+    Positions measured on the printed sheet (cells from the grid's top-left corner).
+    """
     ink = pr.ink
-    x, y = print_xy(pr, -0.65, -3.15)
+    x, y = print_xy(pr, -0.07, -2.55)
     cv.text(img, "CARTOGRAPHER:", (x, y), 0.2, ink, weight=0.12)
-    cv.polyline(img, [(x, y + 0.7), (x + 3.0, y + 0.7)], pr.accent, 0.03)
-    x2, y2 = print_xy(pr, -0.65, -1.95)
+    cv.polyline(img, [(x, y + 0.61), (x + 3.1, y + 0.61)], pr.accent, 0.03)
+    x2, y2 = print_xy(pr, -0.07, -1.3)
     cv.text(img, "TITLE:", (x2, y2), 0.2, ink, weight=0.12)
-    cv.polyline(img, [(x2, y2 + 0.7), (x2 + 2.3, y2 + 0.7)], pr.accent, 0.03)
-    # Banner, crown, crossed swords and the shield that overlaps the frame.
-    cx, _ = print_xy(pr, 5.5, 0)
-    banner = [(cx - 1.8, -3.0), (cx - 1.2, -3.55), (cx, -3.4), (cx + 1.2, -3.55), (cx + 1.8, -3.0)]
-    lower = [(p[0], p[1] + 0.45) for p in banner]
-    cv.polyline(img, banner, ink, 0.03)
-    cv.polyline(img, lower, ink, 0.03)
-    cv.polyline(img, [banner[0], lower[0]], ink, 0.03)
-    cv.polyline(img, [banner[-1], lower[-1]], ink, 0.03)
+    cv.polyline(img, [(x2, y2 + 0.64), (x2 + 2.3, y2 + 0.64)], pr.accent, 0.03)
+    cx, _ = print_xy(pr, 5.58, 0)
+    # Crown.
     crown = [
-        (cx - 0.25, -3.85),
-        (cx - 0.25, -4.1),
-        (cx - 0.12, -3.95),
-        (cx, -4.15),
-        (cx + 0.12, -3.95),
-        (cx + 0.25, -4.1),
-        (cx + 0.25, -3.85),
+        (-0.25, -2.95),
+        (-0.27, -3.22),
+        (-0.12, -3.08),
+        (0, -3.28),
+        (0.12, -3.08),
+        (0.27, -3.22),
+        (0.25, -2.95),
     ]
-    cv.fill(img, crown, ink)
+    cv.fill(img, np.array(crown) + (cx, 0), ink)
+    # Ribbon banner: an arched band with folded tails.
+    t = np.linspace(-1, 1, 21)
+    top = np.stack([cx + 1.75 * t, -2.72 + 0.25 * t**2], 1)
+    bottom = top + (0, 0.4)
+    band = np.vstack([top, bottom[::-1]])
+    cv.fill(img, band, pr.paper)
+    cv.polyline(img, band, ink, 0.03, closed=True)
     for sgn in (-1, 1):
-        cv.polyline(img, [(cx + sgn * 0.9, -2.6), (cx - sgn * 1.0, 0.25)], ink, 0.05)
-        cv.polyline(img, [(cx + sgn * 1.15, -2.55), (cx + sgn * 0.65, -2.65)], ink, 0.04)
-        scroll = [(cx + sgn * 0.8, -1.2), (cx + sgn * 2.8, -1.2)]
-        cv.polyline(img, scroll, ink, 0.035)
-        cv.circle(img, (cx + sgn * 1.4, -1.35), 0.15, ink, 0.03)
-    shield = [(cx - 0.65, -1.9), (cx + 0.65, -1.9), (cx + 0.65, -0.6), (cx, 0.3), (cx - 0.65, -0.6)]
+        ex = cx + sgn * 1.75
+        tail = [
+            (ex, -2.3),
+            (ex + sgn * 0.55, -2.3),
+            (ex + sgn * 0.38, -2.08),
+            (ex + sgn * 0.6, -1.85),
+            (ex - sgn * 0.05, -1.85),
+            (ex, -2.05),
+        ]
+        cv.polyline(img, tail, ink, 0.03)
+    # Crossed swords behind the shield.
+    for sgn in (-1, 1):
+        hilt = np.array([cx + sgn * 1.25, -2.05])
+        tip = np.array([cx - sgn * 1.0, 0.3])
+        d = (tip - hilt) / np.linalg.norm(tip - hilt)
+        n = np.array([-d[1], d[0]])
+        blade = [hilt + d * 0.35 + n * 0.05, tip, hilt + d * 0.35 - n * 0.05]
+        cv.fill(img, blade, pr.paper)
+        cv.polyline(img, blade, ink, 0.025)
+        cv.polyline(img, [hilt + d * 0.35 + n * 0.2, hilt + d * 0.35 - n * 0.2], ink, 0.05)
+        cv.polyline(img, [hilt, hilt + d * 0.33], ink, 0.06)
+        cv.circle(img, hilt - d * 0.05, 0.07, ink)
+    # Flourishes either side of the shield.
+    for sgn in (-1, 1):
+        x0, x1 = cx + sgn * 0.75, cx + sgn * 3.0
+        cv.polyline(img, [(x0, -0.63), (x1, -0.63)], ink, 0.035)
+        cv.fill(img, [(x1, -0.7), (x1 + sgn * 0.15, -0.63), (x1, -0.56)], ink)
+        cv.circle(img, (cx + sgn * 1.35, -0.82), 0.17, ink, 0.035)
+        cv.polyline(
+            img,
+            [(cx + sgn * 1.5, -0.9), (cx + sgn * 2.2, -0.95), (cx + sgn * 2.5, -0.8)],
+            ink,
+            0.03,
+        )
+    # The shield overlaps the frame and row A.
+    tt = np.linspace(0, 1, 10)
+    right = np.stack([cx + 0.62 * (1 - tt**2), -0.55 + 0.87 * tt], 1)
+    shield = np.vstack(
+        [[(cx - 0.62, -1.36), (cx + 0.62, -1.36)], right, (right * [-1, 1] + [2 * cx, 0])[::-1]]
+    )
     cv.fill(img, shield, pr.paper)
     cv.polyline(img, shield, ink, 0.04, closed=True)
     # Compass rose.
-    ccx, ccy = print_xy(pr, 10.0, -2.75)
+    ccx, ccy = print_xy(pr, 10.07, -1.8)
     cv.circle(img, (ccx, ccy), 0.95, pr.accent, 0.025)
     cv.circle(img, (ccx, ccy), 0.85, pr.accent, 0.012)
     star = []
