@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from scanner.geometry import FRAME_WIDTH, GRID_CELLS, page_box
+from scoring.layouts import LAYOUTS
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
@@ -107,12 +108,18 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     if pyramid is None:
         pyramid = Pyramid(ink_image(image))
     small, small_scale = _detection_level(pyramid)
+    small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
     detection = Detection(best=None)
-    generators = (("frame", _frame_quads), ("paper", _paper_quads), ("lines", _line_quads))
+    generators = (
+        ("frame", _frame_quads),
+        ("mountains", _mountain_quads),
+        ("paper", _paper_quads),
+        ("lines", _line_quads),
+    )
     seen: list[np.ndarray] = []
     for name, generate in generators:
         coarse = []
-        for quad in generate(small):
+        for quad in generate(small, small_bgr):
             quad = _clockwise(quad / small_scale)
             if any(_same_quad(quad, q) for q in seen):
                 continue
@@ -148,7 +155,7 @@ def _detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
 # --- candidate generators -------------------------------------------------------------
 
 
-def _paper_quads(ink: np.ndarray) -> list[np.ndarray]:
+def _paper_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:
     """Grid quads inferred from the outline of the bright paper.
 
     The grid sits nearly centred on the page (SHEET.md), so the page's quad,
@@ -187,7 +194,7 @@ def _paper_quads(ink: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
-def _frame_quads(ink: np.ndarray) -> list[np.ndarray]:
+def _frame_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:
     """Quads outlining large dark closed shapes: the frame ring (and what encloses it)."""
     h, w = ink.shape
     block = max(15, (min(h, w) // 20) | 1)
@@ -207,6 +214,111 @@ def _frame_quads(ink: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
+def _mountain_quads(ink: np.ndarray, bgr: np.ndarray, most: int = 10) -> list[np.ndarray]:
+    """Grid quads from the printed mountains: dark square blobs in a known pattern.
+
+    Blobs about a cell large are matched, three at a time, to three mountains
+    of each side's layout; the affine map this fixes must put the other two
+    mountains on blobs too. Matches of four or five mountains give a homography.
+    """
+    centres, sizes = _dark_squares(bgr, most)
+    n = len(centres)
+    if n < 4:
+        return []
+    triples = np.array(
+        [(i, j, k) for i in range(n) for j in range(n) for k in range(n) if len({i, j, k}) == 3]
+    )
+    quads = []
+    for layout in LAYOUTS.values():
+        base, rest = _spread_triple([(c + 0.5, r + 0.5) for r, c in sorted(layout.mountains)])
+        to_affine = np.linalg.inv(np.column_stack([base, np.ones(3)]))  # (3, 3)
+        pts = centres[triples]  # (M, 3, 2)
+        affine = np.einsum("ij,mjk->mik", to_affine, pts)  # (M, 3, 2): [x y 1] @ A
+        linear = affine[:, :2, :]
+        det = np.linalg.det(linear)
+        cell = np.sqrt(np.abs(det))
+        size = sizes[triples].mean(axis=1)
+        plausible = (det > 0) & (cell > 0.6 * size) & (cell < 1.7 * size)
+        predicted = np.einsum("oj,mjk->mok", np.column_stack([rest, np.ones(2)]), affine)
+        dist = np.linalg.norm(predicted[:, :, None, :] - centres[None, None], axis=-1)
+        nearest = dist.argmin(axis=2)  # (M, 2)
+        close = dist.min(axis=2) < 0.6 * cell[:, None]
+        hits = close.sum(axis=1)
+        for m in np.nonzero(plausible & (hits >= 1))[0]:
+            src = [*base]
+            dst = [*centres[triples[m]]]
+            for o in range(2):
+                if close[m, o]:
+                    src.append(rest[o])
+                    dst.append(centres[nearest[m, o]])
+            if len(src) == 5:
+                h, _ = cv2.findHomography(np.float32(src), np.float32(dst), 0)
+            else:
+                h = np.vstack([affine[m].T, [0, 0, 1]])
+            if h is None:
+                continue
+            quad = cv2.perspectiveTransform(GRID_CORNERS.reshape(-1, 1, 2), h).reshape(4, 2)
+            if any(_same_quad(quad, q) for _, q in quads):
+                continue
+            quads.append((len(src), quad.astype(np.float64)))
+    quads.sort(key=lambda item: -item[0])  # five mountains matched first
+    return [q for _, q in quads[:6]]
+
+
+def _spread_triple(points: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """The three points spanning the largest triangle (a well-conditioned affine) and the rest."""
+    pts = np.array(points)
+    best, pick = -1.0, (0, 1, 2)
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            for k in range(j + 1, len(pts)):
+                a, b = pts[j] - pts[i], pts[k] - pts[i]
+                area = abs(a[0] * b[1] - a[1] * b[0])
+                if area > best:
+                    best, pick = area, (i, j, k)
+    rest = [i for i in range(len(pts)) if i not in pick]
+    return pts[list(pick)], pts[rest]
+
+
+def _dark_squares(bgr: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Centres and sides (px) of dark, roughly square blobs: mountain candidates."""
+    value = bgr.max(axis=2)  # dark in every channel: not blue or red hatching
+    h, w = value.shape
+    block = max(31, (min(h, w) // 6) | 1)
+    dark = cv2.adaptiveThreshold(
+        value, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 45
+    )
+    # Fill the white mountain drawing, then cut off the thin outlines players draw.
+    dark = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    if count <= 1:
+        return np.zeros((0, 2)), np.zeros(0)
+    # Mean colour per blob: printed mountains are brown/maroon (red above blue).
+    flat = labels.ravel()
+    sums = [np.bincount(flat, weights=bgr[..., c].ravel(), minlength=count) for c in range(3)]
+    area_all = np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
+    blue, red = sums[0] / area_all, sums[2] / area_all
+    found = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        if area < 25 or area > 0.01 * h * w:
+            continue
+        if red[i] < blue[i] + 8:
+            continue
+        if max(bw, bh) > 2.2 * min(bw, bh):
+            continue
+        # A square seen in perspective fills at least ~half its bounding box.
+        if area < 0.45 * bw * bh:
+            continue
+        found.append((area, centroids[i], np.sqrt(area)))
+    found.sort(key=lambda f: -f[0])
+    found = found[:most]
+    if not found:
+        return np.zeros((0, 2)), np.zeros(0)
+    return np.array([f[1] for f in found]), np.array([f[2] for f in found])
+
+
 def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
     if hasattr(cv2, "approxPolyN"):
         quad = cv2.approxPolyN(hull, 4, epsilon_percentage=-1.0, ensure_convex=True)
@@ -222,7 +334,7 @@ def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _line_quads(ink: np.ndarray, per_family: int = 6) -> list[np.ndarray]:
+def _line_quads(ink: np.ndarray, bgr: np.ndarray, per_family: int = 6) -> list[np.ndarray]:
     """Quads bounded by pairs of long lines from the two dominant directions."""
     h, w = ink.shape
     edges = cv2.Canny(cv2.GaussianBlur(ink, (3, 3), 0), 40, 120)
@@ -451,15 +563,21 @@ def _measure_intersections(
     start = int(round(margin * px))
     length = int(N * px) // CHUNKS
     chunk_rows = start + np.arange(CHUNKS)[:, None] * length + np.arange(length)  # (C, L)
-    line_cols = (np.round((np.arange(1, N) + margin) * px).astype(int))[:, None] + offs
-    # prof[k - 1, j, :]: response across interior line k within piece j.
+    lines = np.arange(N + 1)  # 0 and N are the frame's inner line, the grid's edge
+    line_cols = (np.round((lines + margin) * px).astype(int))[:, None] + offs
+    # prof[k, j, :]: response across line k within piece j.
     pv = vertical[chunk_rows[:, :, None, None], line_cols[None, None]].mean(axis=1)
     ph = horizontal[line_cols[None, None], chunk_rows[:, :, None, None]].mean(axis=1)
+    # The frame's outer line runs FRAME_WIDTH outside: look for the inner one only near 0.
+    near_edge = np.abs(offs) <= 0.1 * px
     along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
-    pos = np.zeros((2, N - 1, CHUNKS))
-    strength = np.zeros((2, N - 1, CHUNKS))
+    pos = np.zeros((2, N + 1, CHUNKS))
+    strength = np.zeros((2, N + 1, CHUNKS))
     for axis, prof in ((0, pv), (1, ph)):
-        prof = prof.transpose(1, 0, 2)  # (k - 1, j, offset)
+        prof = prof.transpose(1, 0, 2).copy()  # (k, j, offset)
+        base = np.median(prof, axis=2)
+        for k in (0, N):
+            prof[k][:, ~near_edge] = 0.0
         j = np.argmax(prof, axis=2)
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
         left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 2)[..., 0]
@@ -468,29 +586,29 @@ def _measure_intersections(
         with np.errstate(all="ignore"):
             sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
         sub = np.clip(sub, -0.5, 0.5)
-        strength[axis] = peak - np.median(prof, axis=2)
-        pos[axis] = (offs[j] + sub) / px + np.arange(1, N)[:, None]
-    typical = float(np.median(strength))
+        strength[axis] = peak - base
+        pos[axis] = (offs[j] + sub) / px + lines[:, None]
+    typical = float(np.median(strength[:, 1:N]))
     if typical <= 0.5:
         return None
     valid = strength > 0.3 * typical
-    curves = np.full((2, N - 1, N - 1), np.nan)  # line k - 1 evaluated at crossings 1..10
-    nodes_at = np.arange(1.0, N)
+    curves = np.full((2, N + 1, N + 1), np.nan)  # line k evaluated at crossings 0..N
+    nodes_at = np.arange(N + 1.0)
     for axis in range(2):
-        for k in range(N - 1):
+        for k in range(N + 1):
             ok = valid[axis, k]
             if ok.sum() == 0:
                 continue
             deg = min(2, int(ok.sum()) - 1)
             coef = np.polyfit(along[ok], pos[axis, k, ok], deg, w=strength[axis, k, ok])
             curves[axis, k] = np.polyval(coef, nodes_at)
-    # Crossing of vertical line c and horizontal line r (both 1..10), canvas cells.
-    xs, ys = curves[0].T, curves[1]  # xs[r - 1, c - 1], ys[r - 1, c - 1]
+    # Crossing of vertical line c and horizontal line r, canvas cells.
+    xs, ys = curves[0].T, curves[1]  # xs[r, c], ys[r, c]
     found = ~(np.isnan(xs) | np.isnan(ys))
-    if found.sum() < 12:
+    if found[1:N, 1:N].sum() < 12:
         return None
     rr, cc = np.nonzero(found)
-    src_a = np.float32(np.stack([cc + 1, rr + 1], -1))
+    src_a = np.float32(np.stack([cc, rr], -1))
     meas = np.stack([xs[found], ys[found]], -1).reshape(-1, 1, 2)
     dst_a = cv2.perspectiveTransform(meas, h).reshape(-1, 2)
     cell = cell_size_px(h)
@@ -498,7 +616,7 @@ def _measure_intersections(
     if new_h is None:
         return None
     lattice = _lattice_from_measurements(new_h, src_a, dst_a, inliers.ravel().astype(bool), cell)
-    agree = _agreement(new_h, h, pos, along, valid)
+    agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
     return new_h, lattice, agree, _frame_share(vertical, horizontal, px, margin)
 
 
