@@ -102,7 +102,18 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
         )
     hard = difficulty == "hard"
     w, h = PHONE_SIZES[int(rng.integers(len(PHONE_SIZES)))]
-    portrait = rng.random() < 0.7
+    if hard:
+        rot = rng.uniform(0, 360)
+        tilt = rng.uniform(10, 35)
+        fill = (0.3, 0.95)
+        portrait = rng.random() < 0.6
+    else:
+        # Mostly upright, sometimes turned; people turn the phone to match the sheet.
+        base = float(rng.choice([0, 0, 0, 0, 0, 0, 90, 180, 270, 270]))
+        rot = base + rng.normal(0, 7)
+        tilt = rng.uniform(0, 22)
+        fill = (0.62, 0.95)
+        portrait = (base in (0, 180)) == (rng.random() < 0.85)
     if portrait:
         w, h = h, w
     # Phones store portrait shots landscape with orientation 6 (or 8); some files are plain.
@@ -110,14 +121,6 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
         exif = int(rng.choice([6, 6, 6, 8, 1]))
     else:
         exif = int(rng.choice([1, 1, 1, 3]))
-    if hard:
-        rot = rng.uniform(0, 360)
-        tilt = rng.uniform(10, 35)
-        fill = (0.3, 0.95)
-    else:
-        rot = float(rng.choice([0, 0, 0, 0, 90, 180, 270])) + rng.normal(0, 7)
-        tilt = rng.uniform(0, 22)
-        fill = (0.62, 0.95)
     scale = 1.6 if hard else 1.0
     return Shot(
         size=(w, h),
@@ -276,11 +279,16 @@ def exif_jpeg(img: np.ndarray, quality: int, orientation: int) -> bytes:
     return data[:2] + app1 + data[2:]
 
 
-def write_sample(path: str | Path, seed: int, difficulty: str = "normal") -> dict:
-    """Write ``path`` (a .jpg) and ``path`` with suffix .json; returns the truth."""
+def write_sample(
+    path: str | Path, seed: int, difficulty: str = "normal", *, quality: int | None = None
+) -> dict:
+    """Write ``path`` (a .jpg) and ``path`` with suffix .json; returns the truth.
+
+    ``quality`` overrides the JPEG quality the seed would pick (e.g. small sample files).
+    """
     path = Path(path)
     img, truth, shot = render_photo(seed, difficulty)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(exif_jpeg(img, shot.jpeg, shot.exif))
+    path.write_bytes(exif_jpeg(img, quality or shot.jpeg, shot.exif))
     path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
     return truth
