@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -103,6 +105,9 @@ def _coins_for(override: list[int] | None, sheet_coins: int | None) -> int | lis
 def score(
     inputs: list[Path] = typer.Argument(..., help="Photos or map files (.txt/.map/.json)."),
     cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
+    cards_file: Path = typer.Option(
+        None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
+    ),
     side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
     coins: str = typer.Option(None, "--coins", help="Marked coins (N, or a,b,c,d per season)."),
     per_season: bool = typer.Option(
@@ -110,7 +115,12 @@ def score(
     ),
     as_json: bool = typer.Option(False, "--json", help="JSON Lines, one object per input."),
     lang: str = typer.Option("en", "--lang", help="Language: en, it, fr, es, zh."),
-    overlay: Path = typer.Option(None, "--overlay", help="Annotated image (photo input)."),
+    overlay: Path = typer.Option(
+        None, "--overlay", help="Write the annotated sheet (PNG/JPEG); several inputs: PATH-<name>."
+    ),
+    explain: str = typer.Option(
+        None, "--explain", help="With --overlay: draw what earned this card's points (A-D or card)."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
@@ -120,8 +130,12 @@ def score(
     lang = _check_lang(lang)
     if per_season and len(inputs) > 4:
         raise _usage(f"--per-season takes 1 to 4 inputs (spring..winter), got {len(inputs)}")
-    if overlay is not None:
-        _err("warning: --overlay is not available yet; no image written")
+    if explain is not None and overlay is None:
+        raise _usage("--explain draws on the overlay: give --overlay PATH too")
+    if deal is None and cards_file is not None:
+        deal = _load_settings(cards_file).cards
+        if deal is None:
+            raise _usage(f"{cards_file}: no cards in this file")
     if deal is not None:
         _warn_deal(deal)
 
@@ -133,28 +147,70 @@ def score(
     failed = False
     for path in inputs:
         try:
-            loaded.append((str(path), load_input(path, side=side_key), None))
+            found = None if deal is not None or cards_file else _nearby_settings(path)
+            in_side = side_key or (found.side if found else None)
+            item = load_input(path, side=in_side, keep_view=overlay is not None)
+            if item.cards is None and found is not None and found.cards is not None:
+                item = replace(item, cards=found.cards)
+            loaded.append((str(path), item, None))
         except errors as err:
             if debug:
                 traceback.print_exc()
             loaded.append((str(path), None, _one_line(err)))
             failed = True
 
+    draw = _overlay_writer(overlay, explain, len(inputs), debug) if overlay is not None else None
     if per_season:
-        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug)
+        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw)
     else:
         for source, item, error in loaded:
             if error is not None:
                 _report_error(source, error, as_json)
                 continue
             try:
-                _score_one(item, deal, coin_values, as_json, lang, console)
+                _score_one(item, deal, coin_values, as_json, lang, console, draw)
             except errors as err:
                 if debug:
                     traceback.print_exc()
                 _report_error(source, _one_line(err), as_json)
                 failed = True
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _load_settings(path: Path):
+    from app.config import BadConfig, load_settings
+
+    try:
+        return load_settings(path)
+    except BadConfig as err:
+        raise _usage(str(err)) from None
+
+
+def _nearby_settings(path: Path):
+    """The cartoscore.toml next to an input (or in the current directory), read; or None."""
+    from app.config import find_settings
+
+    found = find_settings(path)
+    return None if found is None else _load_settings(found)
+
+
+def _overlay_writer(target: Path, explain: str | None, n_inputs: int, debug: bool):
+    """A function (sheet, view, game, index) writing the overlay of one input."""
+
+    def draw(sheet, view, game, index: int) -> None:
+        from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
+
+        path = target
+        if n_inputs > 1:
+            path = target.with_name(f"{target.stem}-{Path(sheet.source).stem}{target.suffix}")
+        try:
+            edict = None if explain is None else resolve_explain(explain, game.cards)
+        except UnknownExplain as err:
+            raise _usage(str(err)) from None
+        write_overlay(path, draw_overlay(sheet, view, game, edict))
+        _err(f"overlay written to {path}")
+
+    return draw
 
 
 def _one_line(err: BaseException) -> str:
@@ -168,24 +224,29 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
         _err(f"error: {message}" if message.startswith(source) else f"error: {source}: {message}")
 
 
-def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Console) -> None:
+NO_CARDS = "no cards (give --cards A,B,C,D, --cards-file, a cartoscore.toml or a 'cards:' header)"
+
+
+def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Console, draw) -> None:
     from app.report import render_sheet, sheet_json
     from scoring.game import score_game
 
     sheet = item.sheet
     cards = deal or item.cards
     if cards is None:
-        raise ValueError(f"{sheet.source}: no cards (give --cards A,B,C,D or a 'cards:' header)")
+        raise ValueError(f"{sheet.source}: {NO_CARDS}")
     if deal is None:
         _warn_deal(cards, f"{sheet.source}: ")
     game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
+    if draw is not None:
+        draw(sheet, item.view, game, 0)
     if as_json:
         typer.echo(json.dumps(sheet_json(sheet, game), ensure_ascii=False))
     else:
         render_sheet(console, sheet, game, lang=lang)
 
 
-def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug) -> bool:
+def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw) -> bool:
     """Score the inputs as spring, summer, fall, winter of one sheet. True if any failed."""
     from app.report import render_game, render_sheet, sheet_json
     from scoring.game import SEASONS, score_game
@@ -225,11 +286,13 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug) 
             _report_error(source, error, as_json)
             continue
         if game is None:
-            _report_error(source, "no cards (give --cards A,B,C,D or a 'cards:' header)", as_json)
+            _report_error(source, NO_CARDS, as_json)
             failed = True
             continue
         coins_i = coins[[j for j, _ in good].index(i)]
         on_map = score_game([item.sheet.map], cards, coins_i)
+        if draw is not None:
+            draw(item.sheet, item.view, on_map, i)
         if as_json:
             typer.echo(
                 json.dumps(
@@ -241,6 +304,82 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug) 
     if game is not None and not as_json:
         render_game(console, game, lang=lang)
     return failed
+
+
+@app.command()
+def batch(
+    inputs: list[Path] = typer.Argument(..., help="Directories (searched recursively) or files."),
+    cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
+    cards_file: Path = typer.Option(
+        None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
+    ),
+    out: Path = typer.Option(
+        Path("results.csv"), "--out", help="Results: CSV, or JSON Lines for .jsonl (appended)."
+    ),
+    workers: int = typer.Option(
+        None, "--workers", help="Worker processes (default: CPU count; 0 = no pool)."
+    ),
+    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
+    html: Path = typer.Option(None, "--html", help="Also write an HTML report with overlays."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
+) -> None:
+    """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
+    from app.batch import (
+        BadResultsFile,
+        Job,
+        collect_inputs,
+        finished_sources,
+        overlay_name,
+        read_results,
+    )
+
+    deal = _parse_cards(cards)
+    side_key = _check_side(side)
+    if deal is None and cards_file is not None:
+        deal = _load_settings(cards_file).cards
+        if deal is None:
+            raise _usage(f"{cards_file}: no cards in this file")
+    if deal is not None:
+        _warn_deal(deal)
+    if workers is not None and workers < 0:
+        raise _usage(f"--workers takes 0 or more, got {workers}")
+    try:
+        previous = read_results(out)
+    except (BadResultsFile, OSError) as err:
+        raise _usage(_one_line(err)) from None
+    collected = collect_inputs(inputs, exclude=[out] + ([html] if html else []))
+    done = finished_sources(previous)
+    todo = [f for f in collected.files if os.path.realpath(f) not in done]
+    overlay_dir = None
+    if html is not None:
+        overlay_dir = html.with_name(html.stem + "_files")
+        overlay_dir.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for path in todo:
+        job_cards, job_side = deal, side_key
+        if deal is None and cards_file is None:
+            found = _nearby_settings(Path(path))
+            if found is not None:
+                job_cards, job_side = found.cards, side_key or found.side
+        overlay = None
+        if overlay_dir is not None:
+            overlay = str(overlay_dir / overlay_name(path))
+        jobs.append(Job(path, job_cards, job_side, overlay))
+    for path, why in collected.skipped:
+        _err(f"skipped {path}: {why}")
+    if len(todo) < len(collected.files):
+        _err(f"{len(collected.files) - len(todo)} sheets already scored in {out}: skipped")
+    n_workers = min(os.cpu_count() or 1, max(len(jobs), 1)) if workers is None else workers
+    from app.batch_report import print_summary, run_with_progress, write_html
+
+    console = Console(highlight=False, stderr=False)
+    new_rows = run_with_progress(jobs, n_workers, out, console)
+    rows = read_results(out)
+    if html is not None:
+        write_html(html, rows, overlay_dir)
+        _err(f"HTML report written to {html}")
+    failed = print_summary(console, rows, new_rows)
+    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
 @app.command("cards")

@@ -23,10 +23,15 @@ class PhotoScoringUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class LoadedInput:
-    """A sheet, and the cards its map file's ``cards:`` header named (None for photos)."""
+    """A sheet, and the cards its map file's ``cards:`` header named (None for photos).
+
+    ``view`` is the photo's canonical rectified view (BGR) when it was asked for
+    (``keep_view``), for overlays; None for map files.
+    """
 
     sheet: Sheet
     cards: dict[str, str] | None = None
+    view: object | None = None
 
 
 def is_photo(path: str | Path) -> bool:
@@ -47,13 +52,28 @@ def read_photo(path: str | Path, *, side: str | None = None) -> Sheet:
     return scan(path, side=side or "auto")
 
 
-def load_input(path: str | Path, *, side: str | None = None) -> LoadedInput:
+def scan_and_read_photo(path: str | Path, *, side: str | None = None) -> tuple[Sheet, object]:
+    """:func:`read_photo` that also returns the canonical view (for overlays)."""
+    if importlib.util.find_spec("scanner.pipeline") is None:
+        raise PhotoScoringUnavailable(f"{path}: photo scoring not available yet")
+    from scanner.pipeline import scan_photo, sheet_from_scan
+
+    scan = scan_photo(path, side=side or "auto")
+    return sheet_from_scan(scan), scan.view
+
+
+def load_input(
+    path: str | Path, *, side: str | None = None, keep_view: bool = False
+) -> LoadedInput:
     """Read one input: a photo by extension, anything else as a text or JSON map file.
 
     Raises :class:`scoring.textmap.BadMapFile`, :class:`PhotoScoringUnavailable`,
     or the scanner's ``ScanError`` subclasses, each naming the file.
     """
     if is_photo(path):
+        if keep_view:
+            sheet, view = scan_and_read_photo(path, side=side)
+            return LoadedInput(sheet, view=view)
         return LoadedInput(read_photo(path, side=side))
     mf = load_map_file(path, side=side)
     return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)

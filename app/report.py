@@ -91,9 +91,19 @@ def sheet_json(
     return out
 
 
+BLANK_NOTE = "blank sheet: nothing is drawn on the map; scored as an empty map"
+DRAWN = frozenset("TVFWM")
+
+
+def is_blank(game_map: Map) -> bool:
+    """True when no terrain or monster is drawn on the map (an unplayed sheet)."""
+    return not any(sym in DRAWN for row in game_map.grid for sym in row)
+
+
 def sheet_notes(sheet: Sheet, on_map: GameResult) -> list[str]:
     """The scanner's notes on the sheet plus consistency checks of the map."""
-    return [*sheet.notes, *coin_warnings(sheet.map, on_map.seasons[-1].coins)]
+    blank = [BLANK_NOTE] if is_blank(sheet.map) else []
+    return [*sheet.notes, *blank, *coin_warnings(sheet.map, on_map.seasons[-1].coins)]
 
 
 def map_text(game_map: Map) -> Text:

@@ -1,0 +1,362 @@
+"""``cartoscore batch``: score many sheets in parallel, append each result as it finishes.
+
+Only paths and result rows cross process boundaries: each worker decodes its own
+photo, and builds its own single-threaded onnxruntime session once, in the pool's
+initializer. Each finished row is appended to the results file and flushed at once,
+so an interrupted run loses nothing; a re-run with the same file skips the sheets
+already scored (failed ones are tried again, and the newest row of a sheet wins).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.inputs import MAP_SUFFIXES, PHOTO_SUFFIXES, is_photo, load_input
+from scoring.game import EDICTS, SEASONS
+
+COLUMNS = (
+    "source",
+    "side",
+    "coins",
+    *(f"card_{e}" for e in EDICTS),
+    "monsters",
+    *(s[0] for s in SEASONS),
+    "total",
+    "solo_rating",
+    "solo_title",
+    "review",
+    "stars_lost_to_monsters",
+    "notes",
+    "error",
+)
+INT_COLUMNS = frozenset(
+    ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
+    + ["solo_rating", "review", "stars_lost_to_monsters"]
+)
+
+
+NO_CARDS = "no cards (give --cards, --cards-file, a cartoscore.toml or a 'cards:' header)"
+
+
+class BadResultsFile(ValueError):
+    """The ``--out`` file exists but is not a results file of this command."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One sheet to score; everything here pickles cheaply (paths and small dicts)."""
+
+    source: str
+    cards: dict[str, str] | None = None
+    side: str | None = None
+    overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The sheets found in the inputs, and the directory files left out (with why)."""
+
+    files: list[str]
+    skipped: list[tuple[str, str]]
+
+
+# --- finding the sheets -------------------------------------------------------------
+
+
+def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Collected:
+    """Expand directories (recursively, sorted) into photos and map files.
+
+    Files named explicitly are always kept (a bad one then fails with its own
+    message). Inside directories, files of other kinds are skipped, and so are
+    ``.json`` files that are not map files (a photo's ``.json`` sidecar, indexes).
+    Missing paths are kept, so that they are reported as failures.
+    """
+    excluded = {_key(p) for p in exclude}
+    files: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        key = _key(path)
+        if key not in seen and key not in excluded:
+            seen.add(key)
+            files.append(path)
+
+    for item in inputs:
+        path = Path(item)
+        if not path.is_dir():
+            add(str(item))
+            continue
+        for child in sorted(p for p in path.rglob("*") if p.is_file()):
+            if _key(child) in excluded or any(part.startswith(".") for part in child.parts[-1:]):
+                continue
+            suffix = child.suffix.lower()
+            if suffix in PHOTO_SUFFIXES:
+                add(str(child))
+            elif suffix in MAP_SUFFIXES - {".json"}:
+                add(str(child))
+            elif suffix == ".json":
+                why = _json_not_a_map(child)
+                if why:
+                    skipped.append((str(child), why))
+                else:
+                    add(str(child))
+            elif child.name != "cartoscore.toml":
+                skipped.append((str(child), "not a photo or map file"))
+    return Collected(files, skipped)
+
+
+def _json_not_a_map(path: Path) -> str | None:
+    if any(path.with_suffix(s).exists() for s in (".jpg", ".jpeg", ".png", ".JPG", ".PNG")):
+        return "a photo's sidecar"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "not JSON"
+    if not isinstance(data, dict) or "grid" not in data:
+        return "JSON without a map grid"
+    return None
+
+
+def _key(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
+def overlay_name(source: str | Path) -> str:
+    """File name of a sheet's overlay in the HTML report's folder (unique per resolved path)."""
+    digest = hashlib.sha1(_key(source).encode()).hexdigest()[:8]
+    return f"{Path(source).stem}-{digest}.jpg"
+
+
+# --- one sheet (runs in a worker) ----------------------------------------------------
+
+
+def init_worker() -> None:
+    """Pool initializer: one thread per worker for OpenCV and onnxruntime, session built now.
+
+    The session is built by reading a blank sheet's crops once; if the model is missing
+    each photo will say so in its own row.
+    """
+    import cv2
+    import numpy as np
+
+    cv2.setNumThreads(1)
+    try:
+        from scanner import classify
+        from scanner.cells import CROP_PX
+        from scoring.layouts import SIDE_A
+
+        classify.set_threads(1)
+        classify.classify_cells(np.full((121, CROP_PX, CROP_PX, 3), 230, np.uint8), SIDE_A)
+    except Exception:  # noqa: BLE001 - reported per photo when it matters
+        pass
+
+
+def score_job(job: Job) -> dict:
+    """Score one sheet; never raises for bad input (the row's ``error`` says it)."""
+    from scanner.errors import ScanError
+    from scoring.textmap import BadMapFile
+
+    t0 = time.perf_counter()
+    try:
+        row = _score(job)
+    except (ScanError, BadMapFile, ValueError, OSError) as err:
+        row = error_row(job.source, " ".join(str(err).split()) or type(err).__name__)
+    except Exception as err:  # noqa: BLE001 - one sheet must not stop a tournament
+        row = error_row(job.source, f"internal error: {type(err).__name__}: {err}")
+    row["seconds"] = round(time.perf_counter() - t0, 3)
+    return row
+
+
+def _score(job: Job) -> dict:
+    from app.report import sheet_notes
+    from scoring.game import score_game
+
+    want_view = job.overlay is not None
+    loaded = load_input(job.source, side=job.side, keep_view=want_view and is_photo(job.source))
+    sheet = loaded.sheet
+    cards = job.cards or loaded.cards
+    if cards is None:
+        raise ValueError(f"{job.source}: {NO_CARDS}")
+    game = score_game([sheet.map], cards, sheet.coins or 0)
+    if job.overlay is not None:
+        from app.overlay import draw_overlay, write_overlay
+
+        write_overlay(job.overlay, draw_overlay(sheet, loaded.view, game))
+    row = {
+        "source": job.source,
+        "side": sheet.map.layout.name,
+        "coins": game.seasons[-1].coins,
+        **{f"card_{e}": game.card_points[e] for e in EDICTS},
+        "monsters": game.monsters,
+        **{s.season: s.total for s in game.seasons},
+        "total": game.total,
+        "solo_rating": game.solo.rating if game.solo else "",
+        "solo_title": (game.solo.title_en or "") if game.solo else "",
+        "review": len(sheet.review),
+        "stars_lost_to_monsters": game.stars_lost_to_monsters,
+        "notes": "; ".join(sheet_notes(sheet, game)),
+        "error": "",
+    }
+    return row
+
+
+def error_row(source: str, message: str) -> dict:
+    """A results row for a sheet that could not be scored."""
+    row = dict.fromkeys(COLUMNS, "")
+    row["source"] = source
+    row["error"] = message
+    return row
+
+
+# --- the results file ----------------------------------------------------------------
+
+
+def read_results(path: str | Path) -> list[dict]:
+    """Rows of a results file (CSV, or JSON Lines for ``.jsonl``); [] when it does not exist.
+
+    A last line cut short by an interruption is ignored. Numbers come back as ints.
+    """
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        return []
+    text = path.read_text(encoding="utf-8")
+    rows: list[dict] = []
+    if _is_jsonl(path):
+        for line in text.splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and "source" in obj:
+                rows.append(obj)
+        return rows
+    lines = text.splitlines()
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None or tuple(header[: len(COLUMNS)]) != COLUMNS:
+        raise BadResultsFile(f"{path}: exists and is not a results file of cartoscore batch")
+    complete = text.endswith("\n")
+    for i, values in enumerate(reader, start=2):
+        if len(values) != len(header) or (i == len(lines) and not complete):
+            continue
+        rows.append({k: _number(k, v) for k, v in zip(header, values, strict=True)})
+    return rows
+
+
+def _number(key: str, value: str) -> object:
+    if key in INT_COLUMNS and value not in ("", None):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _is_jsonl(path: Path) -> bool:
+    return path.suffix.lower() in (".jsonl", ".ndjson")
+
+
+def latest_rows(rows: Iterable[dict]) -> list[dict]:
+    """The newest row of each sheet, in first-seen order."""
+    by_key: dict[str, dict] = {}
+    for row in rows:
+        by_key[_key(row["source"])] = row
+    return list(by_key.values())
+
+
+def finished_sources(rows: Iterable[dict]) -> set[str]:
+    """Resolved paths of the sheets scored without error."""
+    return {_key(r["source"]) for r in latest_rows(rows) if not r.get("error")}
+
+
+class ResultsWriter:
+    """Appends rows to the results file, flushing each one to disk."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.jsonl = _is_jsonl(self.path)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        if not new:
+            with open(self.path, "rb") as f:
+                f.seek(-1, os.SEEK_END)
+                cut = f.read(1) != b"\n"
+        self.file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        if not new and cut:  # an interrupted run left half a line: end it
+            self.file.write("\n")
+        self.csv = None if self.jsonl else csv.DictWriter(self.file, COLUMNS, extrasaction="ignore")
+        if new and self.csv is not None:
+            self.csv.writeheader()
+        self.file.flush()
+
+    def write(self, row: dict) -> None:
+        if self.csv is not None:
+            self.csv.writerow(row)
+        else:
+            self.file.write(json.dumps({k: row.get(k, "") for k in COLUMNS}) + "\n")
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        self.file.close()
+
+
+# --- running -------------------------------------------------------------------------
+
+
+def run_jobs(
+    jobs: list[Job],
+    workers: int,
+    on_result: Callable[[dict], None],
+) -> None:
+    """Score ``jobs`` on ``workers`` processes (0: in this process), calling ``on_result``
+    in the main process as each finishes (in completion order)."""
+    if workers <= 0:
+        init_worker()
+        for job in jobs:
+            on_result(score_job(job))
+        return
+    # spawn: workers start clean (no inherited threads or sessions) on every platform.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker) as pool:
+        pending: set[Future] = set()
+        queue: Iterator[Job] = iter(jobs)
+        # Keep a few jobs per worker queued: enough to stay busy, few to cancel on Ctrl-C.
+        for job in _take(queue, 2 * workers):
+            pending.add(pool.submit(score_job, job))
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    on_result(future.result())
+                for job in _take(queue, len(done)):
+                    pending.add(pool.submit(score_job, job))
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+
+
+def _take(it: Iterator[Job], n: int) -> list[Job]:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            break
+    return out
+
+
+def ranking(rows: Iterable[dict]) -> list[dict]:
+    """Scored sheets by total (highest first), ties broken by fewer stars lost to monsters."""
+    scored = [r for r in latest_rows(rows) if not r.get("error") and r.get("total") != ""]
+    return sorted(scored, key=lambda r: (-int(r["total"]), int(r["stars_lost_to_monsters"])))
