@@ -132,7 +132,19 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
         coarse.sort(key=lambda item: -item[0])
         for rank, (_, h, quad) in enumerate(coarse):
             done = detection.best is not None and detection.best.score >= GOOD_ENOUGH
-            fit = fine_fit(pyramid, h, quad, name) if rank < FINE_FITS and not done else None
+            fit = None
+            if rank < FINE_FITS and not done:
+                fit = fine_fit(pyramid, h, quad, name)
+                # The comb can slip a whole cell on busy sheets: try the quad as it came too.
+                raw = _quad_homography(quad)
+                if (
+                    raw is not None
+                    and _max_shift(raw, h) > 0.3
+                    and (fit is None or fit.score < GOOD_ENOUGH)
+                ):
+                    other = fine_fit(pyramid, raw, quad, name)
+                    if other is not None and (fit is None or other.score > fit.score):
+                        fit = other
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
             if fit and (detection.best is None or fit.score > detection.best.score):
                 detection.best = fit
@@ -288,21 +300,37 @@ def _dark_squares(bgr: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
     dark = cv2.adaptiveThreshold(
         value, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 45
     )
-    # Fill the white mountain drawing, then cut off the thin outlines players draw.
+    # Fill the white mountain drawing, then cut off the outlines players draw along
+    # cell borders; outlines are thicker on big sheets, so try a few opening sizes.
     dark = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    if count <= 1:
+    found: list[tuple[float, np.ndarray, float]] = []
+    for k in (3, 5, 7):
+        opened = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        for area, centre, size in _square_blobs(opened, bgr, k):
+            if all(np.linalg.norm(centre - c) > 0.5 * size for _, c, _ in found):
+                found.append((area, centre, size))
+    found.sort(key=lambda f: -f[0])
+    found = found[:most]
+    if not found:
         return np.zeros((0, 2)), np.zeros(0)
+    return np.array([f[1] for f in found]), np.array([f[2] for f in found])
+
+
+def _square_blobs(mask: np.ndarray, bgr: np.ndarray, kernel: int):
+    """(area, centre, side) of brownish, roughly square connected blobs of ``mask``."""
+    h, w = mask.shape
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if count <= 1:
+        return []
     # Mean colour per blob: printed mountains are brown/maroon (red above blue).
     flat = labels.ravel()
-    sums = [np.bincount(flat, weights=bgr[..., c].ravel(), minlength=count) for c in range(3)]
     area_all = np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
-    blue, red = sums[0] / area_all, sums[2] / area_all
-    found = []
+    blue = np.bincount(flat, weights=bgr[..., 0].ravel(), minlength=count) / area_all
+    red = np.bincount(flat, weights=bgr[..., 2].ravel(), minlength=count) / area_all
+    out = []
     for i in range(1, count):
         x, y, bw, bh, area = stats[i]
-        if area < 25 or area > 0.01 * h * w:
+        if area < max(25, 4 * kernel * kernel) or area > 0.01 * h * w:
             continue
         if red[i] < blue[i] + 8:
             continue
@@ -311,12 +339,8 @@ def _dark_squares(bgr: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
         # A square seen in perspective fills at least ~half its bounding box.
         if area < 0.45 * bw * bh:
             continue
-        found.append((area, centroids[i], np.sqrt(area)))
-    found.sort(key=lambda f: -f[0])
-    found = found[:most]
-    if not found:
-        return np.zeros((0, 2)), np.zeros(0)
-    return np.array([f[1] for f in found]), np.array([f[2] for f in found])
+        out.append((float(area), centroids[i], float(np.sqrt(area))))
+    return out
 
 
 def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
@@ -438,10 +462,24 @@ def fit_lattice(pyramid: Pyramid, quad: np.ndarray, source: str = "") -> GridFit
     return None if coarse is None else fine_fit(pyramid, coarse[0], quad, source)
 
 
+def _quad_homography(quad: np.ndarray) -> np.ndarray | None:
+    """Cell units -> pixels taking the quad's corners as the grid's (clockwise from A1's)."""
+    h = cv2.getPerspectiveTransform(GRID_CORNERS, quad.astype(np.float32)).astype(np.float64)
+    return h if np.isfinite(h).all() else None
+
+
+def _max_shift(h1: np.ndarray, h2: np.ndarray) -> float:
+    """Largest distance, in cells of ``h1``, between the grid corners under two homographies."""
+    corners = GRID_CORNERS.reshape(-1, 1, 2)
+    a = cv2.perspectiveTransform(corners, h1).reshape(4, 2)
+    b = cv2.perspectiveTransform(corners, h2).reshape(4, 2)
+    return float(np.linalg.norm(a - b, axis=1).max() / cell_size_px(h1))
+
+
 def coarse_fit(pyramid: Pyramid, quad: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Homography from the quad corrected by two comb searches, and the comb's score."""
-    h = cv2.getPerspectiveTransform(GRID_CORNERS, quad.astype(np.float32)).astype(np.float64)
-    if not np.isfinite(h).all():
+    h = _quad_homography(quad)
+    if h is None:
         return None
     score = 0.0
     for _ in range(2):
