@@ -351,12 +351,21 @@ def _outline(ink, cv: Canvas, cells, dark, style: Style, rng) -> None:
 
 
 def _smudges(fill, ink, cv: Canvas, grid, style: Style, rng) -> None:
+    """Marks a person ignores in empty cells: eraser smears, stray dots, and (pencil only)
+    the faint ghost of an erased symbol."""
     for r in range(11):
         for c in range(11):
             if grid[r][c] != EMPTY or rng.random() > style.smudges:
                 continue
             x, y = c + rng.uniform(0.2, 0.8), r + rng.uniform(0.2, 0.8)
-            if rng.random() < 0.5:  # eraser smudge: faint grey smear
+            kind = rng.random()
+            if kind < 0.25 and style.grain > 0.3:  # erased symbol: a faint ghost
+                terrain = str(rng.choice(list(ICONS)))
+                lines = [p + (c, r) for p in icon_lines(rng, style, terrain, False)]
+                f = rng.uniform(0.08, 0.16)
+                ghost = tuple(int(v * f) for v in _darkness(style.colours[terrain]))
+                cv.polylines(fill, lines, ghost, style.width * 1.3)
+            elif kind < 0.65:  # eraser smudge: faint grey smear
                 lines = [
                     wobble(rng, densify([(x - 0.2, y + dy), (x + 0.2, y + dy + 0.05)], 0.05), 0.02)
                     for dy in np.linspace(-0.08, 0.08, 4)

@@ -53,6 +53,7 @@ class Shot:
     jpeg: int
     table: str
     sheet_shadow: float
+    pencils: int = 0
 
 
 def rng_for(seed: int, difficulty: str, purpose: str) -> np.random.Generator:
@@ -137,7 +138,7 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
             vignette=rng.uniform(0, 0.5 if hard else 0.25),
             shadows=int(rng.integers(0, 3 if hard else 2)) if rng.random() < 0.7 else 0,
             shadow_strength=rng.uniform(0.2, 0.6 if hard else 0.4),
-            glare=(rng.uniform(0.2, 0.9 if hard else 0.4))
+            glare=(rng.uniform(0.2, 0.7 if hard else 0.4))
             if rng.random() < (0.45 if hard else 0.2)
             else 0.0,
         ),
@@ -145,6 +146,7 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
         jpeg=int(rng.integers(55, 81)) if hard else int(rng.integers(70, 93)),
         table=str(rng.choice(scene.TABLES[:-1])),
         sheet_shadow=rng.uniform(0.1, 0.4),
+        pencils=int(rng.choice([0, 0, 1, 2])) if hard else int(rng.choice([0, 0, 0, 1])),
     )
 
 
@@ -186,6 +188,10 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     sheet = render_sheet(rng, ppc)
     bg = scene.table(rng, (w, h), shot.table)
     img, alpha = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, shot.homography, shot.curl, bg)
+    if shot.pencils:
+        n = g.GRID_CELLS
+        grid = project(shot.homography, shot.curl, [(0, 0), (n, 0), (n, n), (0, n)])
+        scene.draw_pencils(img, rng, grid, img_scale, shot.pencils)
     px = w / 4032
     if shot.defocus * px > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), shot.defocus * px)

@@ -223,3 +223,73 @@ def jpeg_roundtrip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:
         raise RuntimeError("JPEG encoding failed")
     data = buf.tobytes()
     return cv2.imdecode(buf, cv2.IMREAD_COLOR), data
+
+
+PENCIL_COLOURS = (
+    (40, 200, 235),
+    (60, 140, 40),
+    (50, 50, 190),
+    (160, 90, 30),
+    (120, 170, 210),
+    (40, 40, 40),
+)
+
+
+def draw_pencils(
+    img: np.ndarray, rng: np.random.Generator, avoid: np.ndarray, cell_px: float, count: int
+) -> None:
+    """Lay ``count`` pencils on the scene (in place), never over the polygon ``avoid``
+    (the grid, grown by a cell). ``cell_px`` sizes them: a pencil is about 12 cells long."""
+    h, w = img.shape[:2]
+    centre = avoid.mean(axis=0)
+    grown = (centre + (avoid - centre) * (1 + 2.2 / 11)).astype(np.float32)
+    for _ in range(count):
+        length = cell_px * rng.uniform(9, 13)
+        width = length / rng.uniform(18, 24)
+        for _try in range(12):
+            a = rng.uniform(0, np.pi)
+            d = np.array([np.cos(a), np.sin(a)])
+            p0 = rng.uniform([0, 0], [w, h])
+            axis = p0 + np.outer(np.linspace(0, 1, 12), d * length)
+            if all(cv2.pointPolygonTest(grown, (float(x), float(y)), False) < 0 for x, y in axis):
+                _pencil(img, rng, p0, d, length, width)
+                break
+
+
+def _pencil(img, rng, p0, d, length, width) -> None:
+    n = np.array([-d[1], d[0]])
+    # Work on the pencil's bounding box only.
+    ends = np.array([p0 - d * width, p0 + d * length])
+    lo = np.floor(ends.min(axis=0) - 2 * width).astype(int)
+    hi = np.ceil(ends.max(axis=0) + 2 * width).astype(int)
+    lo = np.maximum(lo, 0)
+    hi = np.minimum(hi, [img.shape[1], img.shape[0]])
+    if (hi <= lo).any():
+        return
+    img = img[lo[1] : hi[1], lo[0] : hi[0]]
+    p0 = p0 - lo
+    colour = np.array(PENCIL_COLOURS[int(rng.integers(len(PENCIL_COLOURS)))], np.float64)
+    body_end = p0 + d * length * 0.86
+
+    def quad(a, b, wa, wb):
+        return np.array([a + n * wa, b + n * wb, b - n * wb, a - n * wa])
+
+    def fill(poly, col):
+        pts = np.round(poly * 16).astype(np.int32)
+        cv2.fillPoly(img, [pts], tuple(float(v) for v in col), cv2.LINE_AA, shift=4)
+
+    shadow = quad(p0, p0 + d * length, width / 2, width / 6) + n * width * 0.6 + d * width * 0.3
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(shadow * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    mask = cv2.GaussianBlur(mask, (0, 0), width * 0.35)
+    keep = cv2.bitwise_not(cv2.multiply(mask, 0.55))
+    img[:] = cv2.multiply(img, cv2.merge([keep, keep, keep]), scale=1 / 255)
+    for k, shade in ((-1, 0.75), (0, 1.1), (1, 0.9)):  # three visible facets of the hexagon
+        off = n * k * width / 3
+        fill(quad(p0 + off, body_end + off, width / 6, width / 6), np.clip(colour * shade, 0, 255))
+    fill(quad(p0, p0 + d * width * 0.9, width / 2, width / 2), (160, 160, 165))  # ferrule
+    fill(quad(p0 - d * width * 0.7, p0, width / 2.2, width / 2.2), (150, 150, 220))  # eraser
+    tip = p0 + d * length
+    fill(np.array([body_end + n * width / 2, tip, body_end - n * width / 2]), (140, 180, 215))
+    lead = body_end + d * (length * 0.14 * 0.6)
+    fill(np.array([lead + n * width / 5, tip, lead - n * width / 5]), (50, 50, 55))
