@@ -174,6 +174,19 @@ def solo_line(game: GameResult, lang: str) -> str:
     return f"{head}: {title}"
 
 
+def coins_line(sheet: Sheet, game: GameResult) -> str:
+    """Where the coins counted in the seasons come from."""
+    used = game.seasons[-1].coins
+    if sheet.confidence is None:
+        return f"Coins: {used}"
+    line = f"Coins read on the coin track: {sheet.coins}"
+    if sheet.coin_confidence is not None:
+        line += f" (confidence {sheet.coin_confidence:.2f})"
+    if used != sheet.coins:
+        line += f"; scored with {used} (--coins)"
+    return line
+
+
 def render_sheet(
     console: Console,
     sheet: Sheet,
@@ -199,6 +212,7 @@ def render_sheet(
             for r in sheet.review
         )
         console.print(f"check by hand: {names}", style="yellow")
+    console.print(coins_line(sheet, game))
     console.print(_cards_table(game, lang))
     monsters = game.monsters
     console.print(f"Monsters: {monsters} (empty spaces next to a monster)")

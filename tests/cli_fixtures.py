@@ -1,0 +1,44 @@
+"""Shared fixtures of the CLI tests: rendered photos, and a stand-in cell model.
+
+The stand-in model has the committed model's inputs and outputs (``image``
+(N, 3, 48, 48), ``ruins`` (N, 1) -> 8 logits) but random weights: tests that use it
+check the CLI's plumbing (JSON shape, overlays, files, errors), never recognition.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def write_stand_in_model(path: Path) -> Path:
+    """A tiny ONNX graph with the cell model's interface (mean colour -> random logits)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    weights = (rng.normal(size=(4, 8)) * 3).astype(np.float32)
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["image"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"]),
+        helper.make_node("Concat", ["flat", "ruins"], ["features"], axis=1),
+        helper.make_node("Gemm", ["features", "W", "b"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "stand_in_cells",
+        [
+            helper.make_tensor_value_info("image", TensorProto.FLOAT, ["N", 3, 48, 48]),
+            helper.make_tensor_value_info("ruins", TensorProto.FLOAT, ["N", 1]),
+        ],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 8])],
+        [
+            numpy_helper.from_array(weights, "W"),
+            numpy_helper.from_array(np.zeros(8, np.float32), "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path

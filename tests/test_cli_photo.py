@@ -1,0 +1,193 @@
+"""`cartoscore score/read` on rendered photos, with a stand-in cell model (plumbing only).
+
+What is checked here does not depend on how well cells are read: the JSON shape of
+a photo's result (CLI.md), overlays (size, what is drawn where), `read`'s text map
+loading back, and the settings file. Recognition itself is checked against the
+rendered truth in test_cli_end_to_end.py with the committed model.
+"""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import scanner.classify
+from cli import app as cli_app
+from scanner import geometry as g
+from scoring.cards import CARDS
+from scoring.game import score_game
+from scoring.layouts import SIZE, parse_space
+from scoring.textmap import load_map_file
+from tests.cli_fixtures import write_stand_in_model
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
+DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(cli_app, list(args))
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory) -> tuple[str, dict]:
+    from models.synth import write_sample
+
+    path = tmp_path_factory.mktemp("photos") / "table1.jpg"
+    truth = write_sample(path, 2, "clean")
+    return str(path), truth
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    model = write_stand_in_model(tmp_path / "stand_in.onnx")
+    monkeypatch.setattr(scanner.classify, "MODEL_PATH", model)
+    return model
+
+
+def test_photo_json_has_the_contract_fields(photo, stand_in):
+    path, truth = photo
+    res = run("score", path, "--cards", DEAL, "--json")
+    assert res.exit_code == 0, res.stderr
+    [obj] = [json.loads(line) for line in res.stdout.splitlines()]
+    assert obj["source"] == path
+    assert obj["side"] == truth["side"]  # the side comes from the scanner, not the model
+    assert len(obj["grid"]) == SIZE and all(len(row) == SIZE for row in obj["grid"])
+    assert len(obj["confidence"]) == SIZE
+    assert all(len(row) == SIZE and all(0 <= p <= 1 for p in row) for row in obj["confidence"])
+    assert isinstance(obj["coins"], int) and 0 <= obj["coins"] <= 14
+    assert [s["season"] for s in obj["seasons"]] == ["spring", "summer", "fall", "winter"]
+    assert obj["total"] == sum(s["total"] for s in obj["seasons"])
+    for item in obj["review"]:
+        parse_space(item["space"])
+        assert item["reason"] in ("low confidence", "close call")
+    # The printed mountains are read as such whatever the model says (layout prior):
+    # side A has one at B4.
+    assert truth["side"] == "A" and obj["grid"][1][3] == "^"
+
+
+def test_photo_human_report_shows_map_coins_cards_and_seasons(photo, stand_in):
+    path, _ = photo
+    res = run("score", path, "--cards", DEAL)
+    assert res.exit_code == 0, res.stderr
+    out = res.stdout
+    assert path in out.replace("\n", "") or Path(path).name in out
+    for text in ("Sentinel Wood", "Seasons", "Total:", "Solo:", "Coins read on the coin track"):
+        assert text in out
+    assert "All four seasons were scored on this one map" in out
+
+
+def test_overlay_of_a_photo_is_the_canonical_view_with_labels(photo, stand_in, tmp_path):
+    path, _ = photo
+    out = tmp_path / "check.png"
+    res = run("score", path, "--cards", DEAL, "--overlay", str(out))
+    assert res.exit_code == 0, res.stderr
+    assert f"overlay written to {out}" in res.stderr
+    img = cv2.imread(str(out))
+    w, h = g.canonical_size()
+    assert img.shape == (h, w, 3)
+    # Every review cell gets a red frame: pure red pixels on its border.
+    reviewed = json.loads(run("score", path, "--cards", DEAL, "--json").stdout)["review"]
+    for item in reviewed[:5]:
+        r, c = parse_space(item["space"])
+        x0, y0 = (round(v) for v in g.to_canonical_px(c, r))
+        border = img[y0 + 2, x0 + 10 : x0 + 50]
+        assert np.all((border[:, 2] > 200) & (border[:, 0] < 60) & (border[:, 1] < 60)), item
+
+
+def cell_means(img: np.ndarray) -> np.ndarray:
+    """Mean colour of each cell's middle (8 px in from the lines), (11, 11, 3)."""
+    out = np.zeros((SIZE, SIZE, 3))
+    for r in range(SIZE):
+        for c in range(SIZE):
+            x0, y0 = (round(v) for v in g.to_canonical_px(c, r))
+            out[r, c] = img[y0 + 22 : y0 + 56, x0 + 8 : x0 + 56].reshape(-1, 3).mean(axis=0)
+    return out
+
+
+def test_explain_tints_exactly_the_spaces_that_scored(tmp_path):
+    # wilderness-a.txt's working: Great City (C) scores the 7-village cluster at D4 ...
+    plain, explained = tmp_path / "plain.png", tmp_path / "c.png"
+    assert run("score", SAMPLE, "--overlay", str(plain)).exit_code == 0
+    res = run("score", SAMPLE, "--overlay", str(explained), "--explain", "great city")
+    assert res.exit_code == 0, res.stderr
+    changed = np.abs(cell_means(cv2.imread(str(explained))) - cell_means(cv2.imread(str(plain))))
+    tinted = {(r, c) for r in range(SIZE) for c in range(SIZE) if changed[r, c].max() > 10}
+    mf = load_map_file(SAMPLE)
+    spaces = score_game([mf.map], mf.cards, mf.coins).card_results["C"].explanation.spaces
+    assert len(spaces) == 7
+    assert tinted == set(spaces)
+
+
+def test_explain_by_edict_letter_and_unknown_card(tmp_path):
+    out = tmp_path / "d.png"
+    assert run("score", SAMPLE, "--overlay", str(out), "--explain", "D").exit_code == 0
+    assert out.exists()
+    res = run("score", SAMPLE, "--overlay", str(out), "--explain", "greenbough")
+    assert res.exit_code == 2 and "greenbough is not one of this game's cards" in res.stderr
+    res = run("score", SAMPLE, "--explain", "D")
+    assert res.exit_code == 2 and "--overlay" in res.stderr
+
+
+def test_overlay_of_several_inputs_is_one_file_each(tmp_path):
+    forest = str(ROOT / "samples" / "forest-road-a.txt")
+    res = run("score", SAMPLE, forest, "--overlay", str(tmp_path / "o.png"))
+    assert res.exit_code == 0, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "o-forest-road-a.png",
+        "o-wilderness-a.png",
+    ]
+
+
+def test_read_prints_a_map_file_that_scores(photo, stand_in, tmp_path):
+    path, truth = photo
+    res = run("read", path)
+    assert res.exit_code == 0, res.stderr
+    text = tmp_path / "read.txt"
+    text.write_text(res.stdout)
+    mf = load_map_file(text)  # comments, side: and coins: headers all parse back
+    assert mf.map.layout.name == truth["side"]
+    assert res.stdout.count("; check ") == len(
+        json.loads(run("score", path, "--cards", DEAL, "--json").stdout)["review"]
+    )
+    assert run("score", str(text), "--cards", DEAL).exit_code == 0
+
+
+def test_cards_from_a_settings_file_next_to_the_inputs(tmp_path, monkeypatch):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("\n".join(load_map_file(SAMPLE).map.grid) + "\n")
+    (tmp_path / "cartoscore.toml").write_text(
+        'cards = ["sentinel-wood", "canal lake", "Great City", "borderlands"]\n'
+    )
+    monkeypatch.chdir(ROOT)
+    [obj] = [json.loads(x) for x in run("score", str(plain), "--json").stdout.splitlines()]
+    assert obj["total"] == 96 - 6 * 4  # the hand working's 96 without its 6 coins a season
+    assert obj["cards"]["C"] == "great-city"
+
+
+def test_cards_file_option_and_its_errors(tmp_path):
+    plain = tmp_path / "maps" / "plain.txt"
+    plain.parent.mkdir()
+    plain.write_text("\n".join(load_map_file(SAMPLE).map.grid) + "\n")
+    cfg = tmp_path / "tournament.toml"
+    cfg.write_text(
+        '[cards]\nA = "borderlands"\nB = "great-city"\nC = "canal-lake"\nD = "sentinel-wood"\n'
+    )
+    [obj] = [
+        json.loads(x)
+        for x in run("score", str(plain), "--json", "--cards-file", str(cfg)).stdout.splitlines()
+    ]
+    assert obj["card_points"] == {"A": 12, "B": 7, "C": 12, "D": 15}
+    cfg.write_text('cards = ["borderlands", "great-city", "canal-lake", "nope"]\n')
+    res = run("score", str(plain), "--cards-file", str(cfg))
+    assert res.exit_code == 2 and f"{cfg}: unknown card 'nope'" in res.stderr
+    cfg.write_text("cards = [\n")
+    res = run("score", str(plain), "--cards-file", str(cfg))
+    assert res.exit_code == 2 and "not valid TOML" in res.stderr
+    res = run("score", str(plain), "--cards-file", str(tmp_path / "missing.toml"))
+    assert res.exit_code == 2 and "missing.toml: no such file" in res.stderr
+    assert all(card.id for card in CARDS.values())
