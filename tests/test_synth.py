@@ -217,3 +217,37 @@ def test_write_sample_stores_turned_pixels_with_exif(tmp_path):
             got = np.asarray(upright)[..., ::-1].astype(np.float32)
             assert np.abs(got - shown).mean() < 4
     assert seen - {1}, "no seed stored a turned photo"
+
+
+def test_warped_dashed_lines_lie_where_the_lattice_says_despite_curl():
+    from models.synth.template import render_template
+    from models.synth.warp import Curl, project, warp_sheet
+
+    rng = np.random.default_rng(21)
+    bgr, alpha, canvas, _ = render_template("A", 60, rng)
+    src = np.float32([(0, 0), (11, 0), (11, 11), (0, 11)])
+    dst = np.float32([(80, 120), (700, 90), (760, 760), (60, 700)])
+    h = cv2.getPerspectiveTransform(src, dst)
+    curl = Curl(amp=0.6, normal=(1.0, 0.0), direction=(0.6, 0.8), length=6.0, wave=0.05)
+    img, _ = warp_sheet(bgr, alpha, canvas, h, curl, np.full((900, 820, 3), 90, np.uint8))
+    grey = _grey(img)
+
+    def share_on_lines(c: Curl) -> float:
+        """Share of per-cell dashed-line pieces darker than the paper 0.3 cells beside them."""
+        hits = total = 0
+        for k in range(1, 11):
+            for seg in range(11):
+                t = np.linspace(seg + 0.1, seg + 0.9, 40)
+                k_ = np.full_like(t, k)
+                for on, off in (
+                    (np.stack([k_, t], 1), np.stack([k_ + 0.3, t], 1)),
+                    (np.stack([t, k_], 1), np.stack([t, k_ + 0.3], 1)),
+                ):
+                    on_v = _sample(grey, project(h, c, on)).mean()
+                    off_v = _sample(grey, project(h, c, off)).mean()
+                    hits += bool(on_v < off_v - 8)
+                    total += 1
+        return hits / total
+
+    assert share_on_lines(curl) > 0.92  # a few pieces run beside mountains or ruins
+    assert share_on_lines(Curl()) < 0.7  # ignoring the curl misses the bent part
