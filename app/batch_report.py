@@ -75,13 +75,17 @@ def run_with_progress(jobs: list[Job], workers: int, out: str | Path, console: C
     return rows
 
 
-def short_path(source: str) -> str:
-    """The path relative to the current directory when that is shorter."""
+def short_names(sources: list[str]) -> dict[str, str]:
+    """Each path relative to the sheets' common folder (what tells them apart)."""
+    if not sources:
+        return {}
     try:
-        rel = os.path.relpath(source)
-    except ValueError:  # another drive (Windows)
-        return source
-    return rel if len(rel) < len(source) else source
+        common = os.path.commonpath([os.path.abspath(s) for s in sources])
+    except ValueError:  # different drives (Windows)
+        return {s: s for s in sources}
+    if len(sources) == 1:
+        common = os.path.dirname(common)
+    return {s: os.path.relpath(os.path.abspath(s), common) for s in sources}
 
 
 def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> bool:
@@ -101,6 +105,7 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
             ("Review", "right"),
         ):
             table.add_column(name, justify=justify)
+        names = short_names([str(r["source"]) for r in ranked])
         place = 0
         previous = None
         for i, row in enumerate(ranked, start=1):
@@ -110,7 +115,7 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
             solo = f"{row['solo_rating']} {row['solo_title']}".strip()
             table.add_row(
                 str(place),
-                short_path(str(row["source"])),
+                names[str(row["source"])],
                 str(row["total"]),
                 str(row["stars_lost_to_monsters"]),
                 solo,

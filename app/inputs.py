@@ -40,25 +40,24 @@ def is_photo(path: str | Path) -> bool:
 
 
 def read_photo(path: str | Path, *, side: str | None = None) -> Sheet:
-    """Recognise the sheet in a photo with ``scanner.pipeline.read_photo``.
+    """Recognise the sheet in a photo (``scanner.pipeline``), refusing two-sheet photos.
 
     ``side`` is "A", "B" or None (detect). Raises :class:`PhotoScoringUnavailable`
-    when the scanner pipeline is not installed; scanner errors pass through.
+    when the scanner pipeline is not installed; scanner errors pass through, and
+    :class:`app.two_sheets.TwoSheets` when a second sheet is in the picture.
     """
-    if importlib.util.find_spec("scanner.pipeline") is None:
-        raise PhotoScoringUnavailable(f"{path}: photo scoring not available yet")
-    from scanner.pipeline import read_photo as scan  # lazy: pulls in cv2/onnxruntime
-
-    return scan(path, side=side or "auto")
+    return scan_and_read_photo(path, side=side)[0]
 
 
 def scan_and_read_photo(path: str | Path, *, side: str | None = None) -> tuple[Sheet, object]:
     """:func:`read_photo` that also returns the canonical view (for overlays)."""
     if importlib.util.find_spec("scanner.pipeline") is None:
         raise PhotoScoringUnavailable(f"{path}: photo scoring not available yet")
+    from app.two_sheets import check_one_sheet  # lazy: pulls in cv2/onnxruntime
     from scanner.pipeline import scan_photo, sheet_from_scan
 
     scan = scan_photo(path, side=side or "auto")
+    check_one_sheet(scan)
     return sheet_from_scan(scan), scan.view
 
 

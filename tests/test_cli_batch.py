@@ -1,0 +1,191 @@
+"""`cartoscore batch` (CLI.md): rows per sheet, ranking, resume after an interruption.
+
+Map files make the batch fast and their totals known: the four samples' hand-worked
+totals are 96 (wilderness-a), 136 (wastelands-b), 126 (forest-road-a), 56 (sparse-b),
+each scored with the cards of its own header.
+"""
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import app.batch
+from app.batch import COLUMNS, collect_inputs, ranking, read_results
+from cli import app as cli_app
+
+ROOT = Path(__file__).resolve().parent.parent
+TOTALS = {"wilderness-a": 96, "wastelands-b": 136, "forest-road-a": 126, "sparse-b": 56}
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(cli_app, list(args))
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    """The four samples, a JSON map in a sub-folder, and files that are not sheets."""
+    d = tmp_path / "sheets"
+    (d / "table2").mkdir(parents=True)
+    for name in TOTALS:
+        shutil.copy(ROOT / "samples" / f"{name}.txt", d)
+    shutil.copy(ROOT / "samples" / "wilderness-a.json", d / "table2" / "copy-a.json")
+    (d / "notes.md").write_text("round 1\n")
+    (d / "index.json").write_text("[1, 2]\n")
+    (d / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    return d
+
+
+def test_collect_keeps_sheets_and_skips_other_files(folder):
+    got = collect_inputs([folder])
+    names = sorted(Path(f).name for f in got.files)
+    assert names == sorted(["broken.jpg", "copy-a.json", *(f"{n}.txt" for n in TOTALS)])
+    skipped = {Path(p).name: why for p, why in got.skipped}
+    assert skipped == {
+        "notes.md": "not a photo or map file",
+        "index.json": "JSON without a map grid",
+    }
+
+
+def test_a_photos_truth_sidecar_is_not_a_map(tmp_path):
+    (tmp_path / "p.jpg").write_bytes(b"x")
+    (tmp_path / "p.json").write_text(json.dumps({"grid": ["." * 11] * 11}))
+    got = collect_inputs([tmp_path])
+    assert [Path(f).name for f in got.files] == ["p.jpg"]
+    assert got.skipped == [(str(tmp_path / "p.json"), "a photo's sidecar")]
+
+
+def test_batch_writes_a_row_per_sheet_and_ranks(folder, tmp_path):
+    out = tmp_path / "results.csv"
+    res = run("batch", str(folder), "--out", str(out), "--workers", "2")
+    assert res.exit_code == 1  # broken.jpg failed; the others are still scored
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == COLUMNS
+    by_name = {Path(r["source"]).stem: r for r in rows}
+    assert {k: int(by_name[k]["total"]) for k in TOTALS} == TOTALS
+    assert int(by_name["copy-a"]["total"]) == 96
+    assert by_name["broken"]["error"].startswith(str(folder / "broken.jpg") + ": ")
+    w = by_name["wilderness-a"]  # the hand working in samples/wilderness-a.txt
+    assert [w[f"card_{e}"] for e in "ABCD"] == ["15", "12", "7", "12"]
+    assert [w[s] for s in ("spring", "summer", "fall", "winter")] == ["28", "20", "20", "28"]
+    assert (w["coins"], w["monsters"], w["solo_rating"]) == ("6", "-5", "7")
+    assert w["solo_title"] == "Apprentice Surveyor" and w["stars_lost_to_monsters"] == "20"
+    assert w["error"] == "" and w["review"] == "0"
+    # Ranking: 136, 126, 96 (twice: a shared place), 56; the failure listed after it.
+    text = res.stdout[res.stdout.index("Ranking") :]
+    order = [text.index(n) for n in ("wastelands-b", "forest-road-a", "sparse-b")]
+    assert order == sorted(order)
+    assert "This run: 5 scored, 1 failed" in text
+    assert "failed: " + str(folder / "broken.jpg") in text.replace("\n", "")
+    assert "skipped " + str(folder / "notes.md") in res.stderr
+
+
+def test_ranking_ties_go_to_fewer_stars_lost_to_monsters():
+    rows = [
+        {"source": "a", "total": 80, "stars_lost_to_monsters": 9, "error": ""},
+        {"source": "b", "total": 80, "stars_lost_to_monsters": 3, "error": ""},
+        {"source": "c", "total": 95, "stars_lost_to_monsters": 20, "error": ""},
+        {"source": "d", "total": "", "stars_lost_to_monsters": "", "error": "d: no sheet"},
+    ]
+    assert [r["source"] for r in ranking(rows)] == ["c", "b", "a"]
+
+
+def test_resume_after_an_interruption_scores_only_the_rest(folder, tmp_path, monkeypatch):
+    out = tmp_path / "results.csv"
+    (folder / "broken.jpg").unlink()
+    calls = []
+    real = app.batch.score_job
+
+    def interrupted(job):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the third sheet is being scored
+        calls.append(job.source)
+        return real(job)
+
+    monkeypatch.setattr(app.batch, "score_job", interrupted)
+    res = run("batch", str(folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code != 0
+    assert [r["source"] for r in read_results(out)] == calls  # both kept, flushed
+    monkeypatch.setattr(app.batch, "score_job", real)
+    seen = []
+    monkeypatch.setattr(app.batch, "score_job", lambda job: seen.append(job.source) or real(job))
+    res = run("batch", str(folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stdout
+    assert "2 sheets already scored" in res.stderr
+    assert not set(seen) & set(calls) and len(seen) == 3
+    rows = read_results(out)
+    assert sorted(r["source"] for r in rows) == sorted(calls + seen)  # each sheet once
+    res = run("batch", str(folder), "--out", str(out), "--workers", "0")
+    assert "5 sheets already scored" in res.stderr and len(read_results(out)) == 5
+
+
+def test_resume_ignores_a_half_written_last_line(folder, tmp_path):
+    out = tmp_path / "results.csv"
+    (folder / "broken.jpg").unlink()
+    assert run("batch", str(folder), "--out", str(out), "--workers", "0").exit_code == 0
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:3]) + lines[3][:20])  # killed while writing row 3
+    assert len(read_results(out)) == 2
+    res = run("batch", str(folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
+    rows = read_results(out)
+    assert len(rows) == 5 and {Path(r["source"]).stem for r in rows} >= set(TOTALS)
+
+
+def test_failed_sheets_are_tried_again_and_the_newest_row_wins(tmp_path):
+    sheet = tmp_path / "late.txt"
+    sheet.write_text("not a map\n")
+    out = tmp_path / "r.jsonl"
+    cards = "sentinel-wood,canal-lake,great-city,borderlands"
+    assert run("batch", str(sheet), "--out", str(out), "--cards", cards).exit_code == 1
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", sheet)
+    assert run("batch", str(sheet), "--out", str(out), "--cards", cards).exit_code == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == 2 and lines[0]["error"] and lines[1]["total"] == 96
+    assert [r["total"] for r in ranking(read_results(out))] == [96]
+
+
+def test_jsonl_output_and_html_report(folder, tmp_path):
+    out = tmp_path / "results.jsonl"
+    page = tmp_path / "report.html"
+    res = run("batch", str(folder), "--out", str(out), "--html", str(page), "--workers", "0")
+    assert res.exit_code == 1
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert all(tuple(r) == COLUMNS for r in rows)
+    assert {Path(r["source"]).stem: r["total"] for r in rows if not r["error"]} == {
+        **TOTALS,
+        "copy-a": 96,
+    }
+    html = page.read_text()
+    assert html.count("<img ") == 5  # one overlay per scored sheet
+    assert "broken.jpg" in html
+    images = list((tmp_path / "report_files").iterdir())
+    assert len(images) == 5 and all(p.stat().st_size > 1000 for p in images)
+
+
+def test_an_out_file_of_something_else_is_refused(folder, tmp_path):
+    out = tmp_path / "results.csv"
+    out.write_text("name,score\nann,3\n")
+    res = run("batch", str(folder), "--out", str(out))
+    assert res.exit_code == 2 and "is not a results file" in res.stderr
+    assert out.read_text() == "name,score\nann,3\n"
+
+
+def test_cards_from_a_settings_file_in_the_folder(tmp_path):
+    d = tmp_path / "round2"
+    d.mkdir()
+    plain = "\n".join(open(ROOT / "samples" / "wilderness-a.txt").read().splitlines()[-11:])
+    (d / "s1.txt").write_text(plain + "\n")
+    (d / "cartoscore.toml").write_text(
+        'cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]\n'
+    )
+    out = tmp_path / "r.csv"
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stdout
+    [row] = read_results(out)
+    assert row["total"] == 96 - 6 * 4  # the hand working, without the header's coins
