@@ -1,10 +1,16 @@
 """Count the marked coins on the coin track of the canonical view.
 
-Players mark coins left to right with a cross, a tick or a scribble. Each
-coin's disc is compared with the printed coin: marks add dark strokes, so the
-share of dark pixels in the disc jumps on marked coins. The count is the
-split point that best separates "marked" on the left from "unmarked" on the
-right; the confidence says how clear the weakest decision was.
+Players mark coins left to right with a cross, a tick or a scribble. The
+printed coins are identical, so each coin is compared with the unmarked ones
+at the right end of the track (a game rarely earns more than 11 coins):
+
+1. every coin is located near its printed place (a bright disc in a dark ring),
+   and a straight row is fitted through the 14 positions;
+2. the light along the track is measured on the band between the coins and
+   divided out, so shadows and glare do not read as marks;
+3. a coin's *mark* is how much darker than the reference coin its disc is;
+4. the count is the split (marked on the left, unmarked on the right) that best
+   explains the marks; the confidence says how clean that split is.
 """
 
 from __future__ import annotations
@@ -16,61 +22,137 @@ import numpy as np
 
 from scanner import geometry as g
 
-DARK_SHARE = 0.2  # share of dark pixels in a disc above which a coin reads as marked
+MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
+_REFERENCE = slice(11, 14)  # coins taken as unmarked for the reference
+_SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 
 
 @dataclass(frozen=True)
 class CoinReading:
-    """Marked coins (0..14), confidence 0..1, and each coin's dark share."""
+    """Marked coins (0..14), confidence 0..1, each coin's mark and centre (view pixels)."""
 
     count: int
     confidence: float
     marks: tuple[float, ...]
-    centres: tuple[tuple[float, float], ...]  # canonical view pixels, after local search
+    centres: tuple[tuple[float, float], ...]
 
 
 def read_coin_track(view: np.ndarray) -> CoinReading:
     """Read the coin track of an upright canonical view (``scanner.geometry`` layout)."""
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    px = g.CANON_PX_PER_CELL
-    radius = g.COIN_RADIUS * px
-    centres = [_locate(grey, *g.to_canonical_px(*g.coin_center(i)), radius) for i in range(14)]
-    # The band's paper-free reference: the brightest quarter of the track region.
-    x0, y0 = g.to_canonical_px(g.COIN_FIRST_X - 0.4, g.COIN_Y - 0.35)
-    x1, y1 = g.to_canonical_px(g.COIN_FIRST_X + 13.4 * g.COIN_SPACING, g.COIN_Y + 0.35)
-    band = grey[int(y0) : int(y1), int(x0) : int(x1)]
-    bright = float(np.percentile(band, 80)) if band.size else 255.0
-    marks = tuple(_dark_share(grey, cx, cy, radius, bright) for cx, cy in centres)
-    count, confidence = _split(np.array(marks))
-    return CoinReading(count, confidence, marks, tuple(centres))
+    radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
+    centres = locate_coins(grey, radius)
+    level = _track_light(grey, centres)
+    half = int(np.ceil(1.3 * radius))
+    smooth = cv2.GaussianBlur(grey, (0, 0), 1.0)
+    patches = _patches(smooth, centres, half) / level[:, None, None]
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
+    disc = np.hypot(yy, xx) <= 1.1 * radius
+    reference = np.median(patches[_REFERENCE], axis=0)
+    marks = np.array([np.mean(np.clip(reference - p, 0, None)[disc]) for p in patches])
+    count, confidence = split_marks(marks)
+    return CoinReading(
+        count,
+        confidence,
+        tuple(round(float(m), 4) for m in marks),
+        tuple((float(x), float(y)) for x, y in centres),
+    )
 
 
-def _locate(grey: np.ndarray, cx: float, cy: float, radius: float) -> tuple[float, float]:
-    """The printed geometry, tolerated by a few pixels: keep the nominal centre."""
-    return float(cx), float(cy)
+def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:
+    """(14, 2) coin centres in view pixels: ring-filter peaks near the printed places,
+    then a straight row through them (robust to marked coins that hide their ring)."""
+    r = int(np.ceil(1.3 * radius))
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
+    rr = np.hypot(yy, xx)
+    inner = (rr <= 0.6 * radius).astype(np.float32)
+    ring = ((rr >= 0.8 * radius) & (rr <= 1.15 * radius)).astype(np.float32)
+    kernel = inner / inner.sum() - ring / ring.sum()
+    x0, y0 = g.to_canonical_px(g.COIN_FIRST_X - 0.6, g.COIN_Y - 0.6)
+    x1, y1 = g.to_canonical_px(g.COIN_FIRST_X + 13.6 * g.COIN_SPACING, g.COIN_Y + 0.6)
+    x0, y0 = max(0, int(x0)), max(0, int(y0))
+    band = grey[y0 : int(y1), x0 : int(x1)]
+    response = cv2.filter2D(band, -1, kernel)
+    w = int(round(_SEARCH * g.CANON_PX_PER_CELL))
+    found = []
+    for i in range(g.COIN_COUNT):
+        cx, cy = g.to_canonical_px(*g.coin_center(i))
+        cx, cy = int(round(cx)) - x0, int(round(cy)) - y0
+        window = response[max(0, cy - w) : cy + w + 1, max(0, cx - w) : cx + w + 1]
+        if window.size == 0:
+            found.append((cx + x0, cy + y0))
+            continue
+        j, k = np.unravel_index(int(np.argmax(window)), window.shape)
+        found.append((max(0, cx - w) + k + x0, max(0, cy - w) + j + y0))
+    pts = np.array(found, np.float64)
+    index = np.arange(g.COIN_COUNT)
+    keep = np.ones(g.COIN_COUNT, bool)
+    for _ in range(3):
+        fx = np.polyfit(index[keep], pts[keep, 0], 1)
+        fy = np.polyfit(index[keep], pts[keep, 1], 1)
+        fitted = np.stack([np.polyval(fx, index), np.polyval(fy, index)], -1)
+        off = np.linalg.norm(pts - fitted, axis=1)
+        keep = off <= max(2.0, 2.5 * float(np.median(off)))
+    return fitted
 
 
-def _dark_share(grey: np.ndarray, cx: float, cy: float, radius: float, bright: float) -> float:
-    r = int(np.ceil(radius * 1.1))
-    y, x = int(round(cy)), int(round(cx))
-    patch = grey[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1]
-    if patch.size == 0:
-        return 0.0
-    yy, xx = np.mgrid[: patch.shape[0], : patch.shape[1]]
-    inside = (yy - (y - max(0, y - r))) ** 2 + (xx - (x - max(0, x - r))) ** 2 <= (
-        radius * 1.1
-    ) ** 2
-    return float(np.mean(patch[inside] < 0.55 * bright))
+def _track_light(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Light level at each coin: the band between coins, smoothed along the track."""
+    step = centres[1] - centres[0]
+    mids = np.vstack(
+        [centres[0] - step / 2, (centres[:-1] + centres[1:]) / 2, centres[-1] + step / 2]
+    )
+    h, w = grey.shape
+    levels = []
+    for x, y in mids:
+        x, y = int(round(x)), int(round(y))
+        patch = grey[max(0, y - 6) : min(h, y + 7), max(0, x - 2) : min(w, x + 3)]
+        levels.append(float(np.median(patch)) if patch.size else 1.0)
+    levels = np.array(levels)
+    t = np.arange(len(levels), dtype=np.float64)
+    keep = np.ones(len(levels), bool)
+    for _ in range(3):
+        coef = np.polyfit(t[keep], levels[keep], 2)
+        res = np.abs(levels - np.polyval(coef, t))
+        keep = res <= max(3.0, 2.5 * float(np.median(res)))
+    return np.maximum(np.polyval(coef, np.arange(g.COIN_COUNT) + 0.5), 1.0)
 
 
-def _split(marks: np.ndarray) -> tuple[int, float]:
-    """Best count n: coins [0, n) marked, [n, 14) not; and how clear that is."""
-    costs = []
-    for n in range(len(marks) + 1):
-        miss = np.clip(DARK_SHARE - marks[:n], 0, None).sum()
-        extra = np.clip(marks[n:] - DARK_SHARE, 0, None).sum()
-        costs.append(miss + extra)
-    n = int(np.argmin(costs))
-    distance = np.abs(marks - DARK_SHARE)
-    confidence = float(np.clip(distance.min() / 0.1, 0, 1))
-    return n, confidence
+def _patches(image: np.ndarray, centres: np.ndarray, half: int) -> np.ndarray:
+    size = 2 * half + 1
+    out = np.empty((len(centres), size, size), np.float32)
+    for i, (x, y) in enumerate(centres):
+        m = np.float32([[1, 0, x - half], [0, 1, y - half]])
+        out[i] = cv2.warpAffine(
+            image,
+            m,
+            (size, size),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return out
+
+
+def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[int, float]:
+    """Best count n (coins [0, n) marked, [n, 14) not) and a confidence in 0..1.
+
+    >>> split_marks(np.array([0.2, 0.2, 0.19] + [0.0] * 11))[0]
+    3
+    >>> split_marks(np.zeros(14))[0]
+    0
+    """
+    marks = np.asarray(marks, np.float64)
+    best_n, best_sse = 0, np.inf
+    for n in range(1, len(marks)):
+        a, b = marks[:n], marks[n:]
+        sse = ((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()
+        if sse < best_sse:
+            best_n, best_sse = n, sse
+    a, b = marks[:best_n], marks[best_n:]
+    contrast = a.mean() - b.mean()
+    if contrast < min_contrast:
+        # Nothing marked: sure when every coin looks like the reference.
+        return 0, float(np.clip(1.0 - marks.max() / (2 * min_contrast), 0.0, 1.0))
+    # How cleanly the two groups separate: the gap between them over the contrast.
+    gap = a.min() - b.max()
+    return best_n, float(np.clip(0.5 + gap / contrast, 0.0, 1.0))
