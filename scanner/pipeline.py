@@ -15,6 +15,7 @@ import numpy as np
 from scanner.coins import CoinReading, read_coin_track
 from scanner.detect import Detection, Pyramid, find_grid, ink_image
 from scanner.errors import ClassifierUnavailable, SheetNotFound
+from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL
 from scanner.load import Photo, load_photo
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
 from scanner.rectify import rectify_grid, rotation, turn_lattice
@@ -74,7 +75,9 @@ def scan_image(photo: Photo, side: str = "auto") -> Scan:
     best = detection.best
     if best is None:
         raise SheetNotFound(
-            photo.source, "no map sheet found (no 11x11 grid with a frame)", tried=detection
+            photo.source,
+            "no map sheet found (no 11x11 grid with a frame)",
+            tried={"image": image, "candidates": detection.candidates},
         )
     canvas = feature_canvas(image, best.homography)
     orientation = decide_orientation(canvas, side)
@@ -127,6 +130,10 @@ def _debug(
         "lattice_work": lattice_work,
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
+        "coin_centres_cells": [
+            (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
+            for x, y in coins.centres
+        ],
     }
 
 
