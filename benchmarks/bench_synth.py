@@ -2,7 +2,9 @@
 
     python benchmarks/bench_synth.py [--n 6] [--threads 1]
 
-Target (issue 3): <= 1.5 s per 12 MP photo on one core, JPEG file included.
+Target (issue 3): <= 1.5 s per 12 MP photo on one core, JPEG file included. With
+``--threads 1`` the process's CPU time is the one-core time even when other jobs
+share the machine (wall time then also counts waiting for the CPU).
 """
 
 from __future__ import annotations
@@ -40,18 +42,22 @@ def main() -> None:
     args = ap.parse_args()
     cv2.setNumThreads(args.threads)
     for difficulty in ("normal", "hard"):
-        times = []
+        times, cpus = [], []
         for seed in seeds_with_size(11_000_000, args.n, difficulty):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             img, truth, shot = render_photo(seed, difficulty)
             data = exif_jpeg(img, shot.jpeg, shot.exif)
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             times.append(dt)
+            cpus.append(cpu)
             w, h = truth["image_size"]
-            print(f"12MP {difficulty:6s} seed {seed:4d} {w}x{h} {dt:.2f} s  {len(data) >> 10} KiB")
+            print(
+                f"12MP {difficulty:6s} seed {seed:4d} {w}x{h} wall {dt:.2f} s cpu {cpu:.2f} s"
+                f"  {len(data) >> 10} KiB"
+            )
         print(
-            f"12MP {difficulty}: mean {np.mean(times):.2f} s, max {np.max(times):.2f} s "
-            f"(target <= 1.5 s)"
+            f"12MP {difficulty}: wall mean {np.mean(times):.2f} s max {np.max(times):.2f} s; "
+            f"cpu mean {np.mean(cpus):.2f} s max {np.max(cpus):.2f} s (target <= 1.5 s)"
         )
     times = []
     for seed in range(args.n * 2):

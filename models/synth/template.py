@@ -17,7 +17,7 @@ from models.synth.canvas import Canvas, densify, smooth_noise, wobble
 from scanner import geometry as g
 from scoring.layouts import LAYOUTS, Layout
 
-PAGE_MARGIN = 0.35  # cells of transparent border around the page on the template canvas
+PAGE_MARGIN = 0.7  # cells of transparent border around the page (room for curl to move it)
 
 
 @dataclass(frozen=True)

@@ -75,28 +75,31 @@ def project(h: np.ndarray, curl: Curl, pts) -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def source_map(
-    h: np.ndarray, curl: Curl, canvas: Canvas, size: tuple[int, int], coarse: int = COARSE
-) -> tuple[np.ndarray, np.ndarray]:
-    """For every output pixel, where to sample the flat sheet on ``canvas`` (float32 maps)."""
-    w, hgt = size
+def curl_map(curl: Curl, canvas: Canvas, coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
+    """Maps that bend a flat sheet on ``canvas`` by ``curl``: output canvas point ``p'``
+    samples the flat sheet at ``p`` with ``p + curl(p) = p'`` (float32, full size)."""
+    w, hgt = canvas.width, canvas.height
     cw, ch = max(2, -(-w // coarse)), max(2, -(-hgt // coarse))
-    sx, sy = w / cw, hgt / ch
-    xs = (np.arange(cw) + 0.5) * sx - 0.5
-    ys = (np.arange(ch) + 0.5) * sy - 0.5
+    xs = (np.arange(cw) + 0.5) * (w / cw) - 0.5
+    ys = (np.arange(ch) + 0.5) * (hgt / ch) - 0.5
     gx, gy = np.meshgrid(xs, ys)
     q = np.stack([gx, gy], axis=-1).reshape(-1, 2)
-    hinv = np.linalg.inv(h)
-    p1 = cv2.perspectiveTransform(q[None], hinv)[0]
+    p1 = (q + 0.5) / canvas.ppc + np.asarray(canvas.origin)
     p = p1.copy()
-    for _ in range(3):  # solve p + curl(p) = p1
+    for _ in range(3):  # fixed point: the curl is smooth and small
         p = p1 - curl(p)
     src = canvas.px(p) - 0.5
-    mx = src[:, 0].reshape(ch, cw).astype(np.float32)
-    my = src[:, 1].reshape(ch, cw).astype(np.float32)
-    mx = cv2.resize(mx, (w, hgt), interpolation=cv2.INTER_LINEAR)
-    my = cv2.resize(my, (w, hgt), interpolation=cv2.INTER_LINEAR)
+    mx = cv2.resize(src[:, 0].reshape(ch, cw).astype(np.float32), (w, hgt))
+    my = cv2.resize(src[:, 1].reshape(ch, cw).astype(np.float32), (w, hgt))
     return mx, my
+
+
+def canvas_to_image(h: np.ndarray, canvas: Canvas) -> np.ndarray:
+    """Homography from canvas pixels (OpenCV convention) to image pixels."""
+    ox, oy = canvas.origin
+    k = 1.0 / canvas.ppc
+    a = np.array([[k, 0, 0.5 * k + ox], [0, k, 0.5 * k + oy], [0, 0, 1]])
+    return h @ a
 
 
 def local_scale(h: np.ndarray, curl: Curl, pts) -> float:
@@ -118,11 +121,38 @@ def warp_sheet(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Composite the flat sheet onto ``background`` (modified copy returned) and its alpha."""
     hgt, w = background.shape[:2]
-    mx, my = source_map(h, curl, canvas, (w, hgt))
-    a3 = cv2.merge([alpha, alpha, alpha])
-    premult = cv2.multiply(bgr, a3, scale=1 / 255)  # so resampling blends edges correctly
-    warped = cv2.remap(premult, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    a = cv2.remap(alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    if curl.amp != 0 or curl.wave != 0:  # bend the flat sheet first, then one homography
+        mx, my = curl_map(curl, canvas)
+        bgr = cv2.remap(bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        alpha = cv2.remap(alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    premult = cv2.multiply(bgr, cv2.merge([alpha, alpha, alpha]), scale=1 / 255)
+    # Only the sheet's bounding box in the image needs resampling and compositing.
+    edge = np.linspace(0, 1, 9)
+    x0c, y0c = canvas.origin
+    x1c, y1c = x0c + canvas.width / canvas.ppc, y0c + canvas.height / canvas.ppc
+    ring = np.concatenate(
+        [
+            np.stack([x0c + (x1c - x0c) * edge, np.full(9, y0c)], 1),
+            np.stack([x0c + (x1c - x0c) * edge, np.full(9, y1c)], 1),
+            np.stack([np.full(9, x0c), y0c + (y1c - y0c) * edge], 1),
+            np.stack([np.full(9, x1c), y0c + (y1c - y0c) * edge], 1),
+        ]
+    )
+    box = cv2.perspectiveTransform(ring[None], h)[0]
+    lo = np.clip(np.floor(box.min(axis=0)) - 2, 0, [w, hgt]).astype(int)
+    hi = np.clip(np.ceil(box.max(axis=0)) + 2, 0, [w, hgt]).astype(int)
+    out = background.copy()
+    a_full = np.zeros((hgt, w), np.uint8)
+    rw, rh = hi - lo
+    if rw <= 0 or rh <= 0:
+        return out, a_full
+    shift = np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]], np.float64)
+    m = shift @ canvas_to_image(h, canvas)
+    flags = cv2.INTER_LINEAR
+    warped = cv2.warpPerspective(premult, m, (rw, rh), flags=flags, borderMode=cv2.BORDER_CONSTANT)
+    a = cv2.warpPerspective(alpha, m, (rw, rh), flags=flags, borderMode=cv2.BORDER_CONSTANT)
+    roi = out[lo[1] : hi[1], lo[0] : hi[0]]
     inv = cv2.bitwise_not(cv2.merge([a, a, a]))
-    out = cv2.add(warped, cv2.multiply(background, inv, scale=1 / 255))
-    return out, a
+    roi[:] = cv2.add(warped, cv2.multiply(roi, inv, scale=1 / 255))
+    a_full[lo[1] : hi[1], lo[0] : hi[0]] = a
+    return out, a_full
