@@ -1,0 +1,159 @@
+"""Bad input gives one line naming the file and the problem, a non-zero exit, no traceback.
+
+Each case is built here: a text file named .jpg, an empty file, a JPEG cut short,
+an image without a sheet, a PNG whose header declares 400 megapixels, a folder,
+a missing file, two rendered sheets side by side in one photo, an unknown card.
+"""
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cli import app as cli_app
+from scoring.board import Map
+from scoring.layouts import SIDE_B
+from scoring.textmap import format_text
+
+ROOT = Path(__file__).resolve().parent.parent
+DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(cli_app, list(args))
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header says ``width`` x ``height`` but holds almost no data."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("bad")
+    files = {
+        "text.jpg": b"these are my notes, not a photo\n",
+        "empty.png": b"",
+        "huge.png": png_declaring(20000, 20000),
+    }
+    for name, data in files.items():
+        (d / name).write_bytes(data)
+    ok, jpeg = cv2.imencode(".jpg", np.full((600, 800, 3), 200, np.uint8))
+    (d / "cut.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) // 3])
+    rng = np.random.default_rng(1)
+    table = cv2.GaussianBlur(rng.integers(0, 255, (600, 800, 3), dtype=np.uint8), (0, 0), 3)
+    cv2.imwrite(str(d / "table.png"), table)  # a wooden-table-ish blur, no sheet
+    (d / "folder.txt").mkdir()
+    return {p.name: p for p in d.iterdir()}
+
+
+CASES = {
+    "text.jpg": "not an image",
+    "empty.png": "the file is empty",
+    "cut.jpg": "truncated or corrupt",
+    "table.png": "no map sheet found",
+    "huge.png": "too large",
+    "folder.txt": "cannot read",
+}
+
+
+@pytest.mark.parametrize("name, problem", sorted(CASES.items()))
+def test_each_bad_file_is_one_line_naming_it(bad_files, name, problem):
+    path = bad_files[name]
+    res = run("score", str(path), "--cards", DEAL)
+    assert res.exit_code == 1
+    [line] = res.stderr.splitlines()
+    assert line.startswith(f"error: {path}: ") and problem in line, line
+    assert "Traceback" not in res.stderr and res.stdout == ""
+    [obj] = [
+        json.loads(x)
+        for x in run("score", str(path), "--cards", DEAL, "--json").stdout.splitlines()
+    ]
+    assert set(obj) == {"source", "error"} and problem in obj["error"]
+
+
+def test_missing_file_and_debug_traceback(tmp_path):
+    missing = tmp_path / "IMG_0042.jpg"
+    res = run("score", str(missing), "--cards", DEAL)
+    assert res.exit_code == 1 and res.stderr.strip() == f"error: {missing}: no such file"
+    res = run("score", str(missing), "--cards", DEAL, "--debug")
+    assert "Traceback" in res.stderr and "NotAnImage" in res.stderr
+
+
+@pytest.mark.parametrize("name", ["text.jpg", "table.png", "empty.png"])
+def test_read_fails_with_one_line(bad_files, name):
+    res = run("read", str(bad_files[name]))
+    assert res.exit_code == 1
+    [line] = res.stderr.splitlines()
+    assert line.startswith(f"error: {bad_files[name]}: ") and res.stdout == ""
+
+
+def test_good_inputs_are_still_scored_next_to_bad_ones(bad_files):
+    sample = str(ROOT / "samples" / "wilderness-a.txt")
+    res = run("score", str(bad_files["text.jpg"]), sample, str(bad_files["cut.jpg"]), "--json")
+    assert res.exit_code == 1
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert ["error" in o for o in objs] == [True, False, True]
+    assert objs[1]["total"] == 96
+
+
+def test_batch_goes_on_past_every_bad_file(bad_files, tmp_path):
+    out = tmp_path / "r.csv"
+    sample = str(ROOT / "samples" / "sparse-b.txt")
+    # Every bad file but the folder (a folder is searched for sheets; this one has none).
+    files = [str(p) for name, p in sorted(bad_files.items()) if name in CASES]
+    res = run("batch", *files, sample, "--out", str(out), "--workers", "0")
+    assert res.exit_code == 1
+    assert "This run: 1 scored, 5 failed" in res.stdout
+    assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_two_sheets_in_one_photo_are_refused(tmp_path):
+    from models.synth import make_photo
+
+    halves = []
+    for seed in (2, 4):
+        img, _ = make_photo(seed, "clean")
+        halves.append(cv2.resize(img, (round(img.shape[1] * 1000 / img.shape[0]), 1000)))
+    path = tmp_path / "two.jpg"
+    cv2.imwrite(str(path), np.hstack(halves))
+    res = run("score", str(path), "--cards", DEAL)
+    assert res.exit_code == 1
+    assert res.stderr.strip() == (
+        f"error: {path}: two map sheets in the photo; photograph one sheet at a time"
+    )
+
+
+def test_unknown_card_in_batch_is_a_usage_error(tmp_path):
+    res = run("batch", str(tmp_path), "--cards", "a,b,c,d")
+    assert res.exit_code == 2 and "unknown card 'a'" in res.stderr
+
+
+def test_a_blank_sheet_scores_as_an_empty_map_with_a_note(tmp_path):
+    blank = tmp_path / "unplayed.txt"
+    blank.write_text(format_text(Map.empty(SIDE_B)))
+    res = run("score", str(blank), "--cards", DEAL, "--json")
+    assert res.exit_code == 0
+    [obj] = [json.loads(x) for x in res.stdout.splitlines()]
+    assert "blank sheet: nothing is drawn on the map; scored as an empty map" in obj["notes"]
+    # RULES: no filled row/column/edge forest etc.; Great City has no village: all 0 but
+    # no monsters either; coins 0.
+    assert obj["card_points"] == {"A": 0, "B": 0, "C": 0, "D": 0} and obj["total"] == 0
+    assert "blank sheet" in run("score", str(blank), "--cards", DEAL).stdout
