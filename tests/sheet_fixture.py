@@ -36,7 +36,16 @@ def draw_sheet(side: str = "A", coins: int = 0, px: int = 40) -> tuple[np.ndarra
     for r, c in layout.wasteland:
         cv2.rectangle(img, p(c + 0.1, r + 0.1), p(c + 0.9, r + 0.9), (130, 130, 130), -1)
     fw = g.FRAME_WIDTH
-    cv2.rectangle(img, p(-fw / 2, -fw / 2), p(11 + fw / 2, 11 + fw / 2), (20, 20, 20), round(fw * px))
+    cv2.rectangle(
+        img, p(-fw / 2, -fw / 2), p(11 + fw / 2, 11 + fw / 2), (20, 20, 20), round(fw * px)
+    )
+    # Row letters left of the grid, column numbers below it.
+    size = px / 70
+    for i in range(11):
+        x, y = p(g.ROW_LABEL_X - 0.15, i + 0.65)
+        cv2.putText(img, "ABCDEFGHIJK"[i], (x, y), cv2.FONT_HERSHEY_SIMPLEX, size, line, 2)
+        x, y = p(i + 0.35 - 0.12 * (i >= 9), g.COLUMN_LABEL_Y + 0.15)
+        cv2.putText(img, str(i + 1), (x, y), cv2.FONT_HERSHEY_SIMPLEX, size, line, 2)
     bx0, by0, bx1, by1 = g.COIN_BAND
     cv2.rectangle(img, p(bx0, by0), p(bx1, by1), (60, 170, 220), -1)
     for i in range(g.COIN_COUNT):

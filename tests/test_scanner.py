@@ -1,0 +1,158 @@
+"""Scanner steps on small drawn stand-in sheets (tests/sheet_fixture.py).
+
+Truth comes from the drawing: the homography the fixture used puts every grid
+intersection at a known photo pixel, and the fixture knows its side and coins.
+"""
+
+import cv2
+import numpy as np
+import pytest
+from sheet_fixture import draw_sheet, photograph
+
+from scanner import geometry as g
+from scanner.cells import cut_cells
+from scanner.coins import split_marks
+from scanner.detect import find_grid
+from scanner.errors import SheetNotFound
+from scanner.overlay import draw_attempts, draw_scan
+from scanner.pipeline import read_photo, scan_photo
+from scanner.rectify import rotation, turn_lattice
+from scoring.layouts import LAYOUTS
+
+# Page corners (TL, TR, BR, BL of the upright page) in a 1000 x 750 photo.
+TILTED = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
+
+
+def _turned(corners: np.ndarray, quarter_turns: int, size=(1000, 750)) -> np.ndarray:
+    """The same page placement turned by quarter turns about the photo centre."""
+    centre = np.array(size, float) / 2
+    out = corners - centre
+    for _ in range(quarter_turns % 4):
+        out = np.stack([-out[:, 1] * 0.75, out[:, 0] * 0.75], -1)  # keep it inside 1000 x 750
+    return out + centre
+
+
+def _photo(side="A", coins=0, corners=TILTED, seed=0):
+    page, to_px = draw_sheet(side, coins)
+    return photograph(page, to_px, corners, seed=seed)
+
+
+def _worst_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
+    """Largest cell-centre distance in cells of the truth lattice."""
+    centre = (lattice[:-1, :-1] + lattice[1:, 1:] + lattice[:-1, 1:] + lattice[1:, :-1]) / 4
+    true = (truth[:-1, :-1] + truth[1:, 1:] + truth[:-1, 1:] + truth[1:, :-1]) / 4
+    cell = np.linalg.norm(truth[0, -1] - truth[0, 0]) / 11
+    return float(np.linalg.norm(centre - true, axis=-1).max() / cell)
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_grid_is_found_on_a_tilted_photo(side):
+    photo, truth = _photo(side)
+    detection = find_grid(photo)
+    assert detection.best is not None
+    errors = [_worst_centre_error(np.rot90(detection.best.lattice, k), truth) for k in range(4)]
+    assert min(errors) < 0.1, errors
+    assert detection.best.score > 0.8
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_side_orientation_and_lattice_from_any_rotation(side, quarter_turns):
+    photo, truth = _photo(side, coins=3, corners=_turned(TILTED, quarter_turns))
+    scan = scan_photo(photo)
+    assert scan.side == side
+    # lattice[0, 0] is the A1 corner in the upright order: no rotation may be needed.
+    assert _worst_centre_error(scan.lattice, truth) < 0.1
+    assert scan.orientation == quarter_turns * 90
+    assert scan.side_confidence > 0.5 and scan.orientation_confidence > 0.3
+
+
+@pytest.mark.parametrize("coins", [0, 1, 5, 9])
+def test_marked_coins_are_counted(coins):
+    photo, _ = _photo("A", coins=coins)
+    scan = scan_photo(photo)
+    assert scan.coins == coins
+    assert scan.coin_confidence > 0.5
+
+
+def test_side_override_is_obeyed():
+    photo, _ = _photo("A")
+    assert scan_photo(photo, side="B").side == "B"
+    with pytest.raises(ValueError, match="side"):
+        scan_photo(photo, side="C")
+
+
+def test_canonical_view_puts_mountains_in_their_cells():
+    photo, _ = _photo("B", corners=_turned(TILTED, 2))
+    scan = scan_photo(photo)
+    assert scan.view.shape[1::-1] == g.canonical_size()
+    crops = cut_cells(scan.view)
+    darkness = 255 - crops[:, 30:66, 30:66].mean(axis=(1, 2, 3))  # middle of each cell
+    mountains = {r * 11 + c for r, c in LAYOUTS["B"].mountains}
+    darkest = set(np.argsort(-darkness)[:5].tolist())
+    assert darkest == mountains
+
+
+def test_no_sheet_on_an_empty_table(tmp_path):
+    rng = np.random.default_rng(3)
+    table = np.full((600, 800, 3), (40, 80, 120), np.uint8)
+    table = cv2.add(table, rng.integers(0, 40, table.shape, dtype=np.uint8))
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), table)
+    with pytest.raises(SheetNotFound) as caught:
+        scan_photo(path)
+    message = str(caught.value)
+    assert str(path) in message and "no map sheet" in message and "\n" not in message
+    attempts = draw_attempts(caught.value)
+    assert attempts is not None and attempts.shape == table.shape
+
+
+def test_overlay_draws_on_the_working_image():
+    photo, truth = _photo("A", coins=2)
+    scan = scan_photo(photo)
+    picture = draw_scan(scan)
+    assert picture.shape == photo.shape
+    # The refined intersections are drawn in red where the truth lattice is.
+    x, y = np.round(truth[5, 5]).astype(int)
+    patch = picture[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3)
+    assert any(b < 80 and r > 200 for b, _, r in patch)
+
+
+def test_full_resolution_coordinates_follow_the_decode_scale(tmp_path):
+    photo, truth = _photo("A")
+    big = cv2.resize(photo, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)  # 2000 x 1500
+    path = tmp_path / "big.png"
+    cv2.imwrite(str(path), big)
+    scan = scan_photo(path)  # decoded at half scale, reported at full scale
+    assert _worst_centre_error(scan.lattice, truth * 2.0 + 0.5) < 0.1
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_turned_lattice_matches_turned_cell_units(k):
+    h = np.array([[30.0, 4.0, 100.0], [-3.0, 29.0, 50.0], [0.0001, 0.0002, 1.0]])
+    grid = np.stack(np.meshgrid(np.arange(12.0), np.arange(12.0)), -1).reshape(-1, 1, 2)
+    lattice = cv2.perspectiveTransform(grid, h).reshape(12, 12, 2)
+    upright = cv2.perspectiveTransform(grid, h @ rotation(k)).reshape(12, 12, 2)
+    assert np.allclose(turn_lattice(lattice, k), upright)
+
+
+def test_coin_split_reads_left_to_right_marks():
+    assert split_marks(np.array([0.3, 0.25, 0.28, 0.3] + [0.01] * 10))[0] == 4
+    assert split_marks(np.array([0.01] * 14))[0] == 0
+    count, confidence = split_marks(np.array([0.3, 0.02, 0.3] + [0.01] * 11))
+    assert confidence < 0.9  # an unmarked coin between marked ones is suspicious
+
+
+def test_read_photo_gives_a_sheet_for_the_detected_side(tmp_path):
+    photo, _ = _photo("B", coins=4, corners=_turned(TILTED, 3))
+    path = tmp_path / "sheet.jpg"
+    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    sheet = read_photo(path)
+    assert sheet.source == str(path)
+    assert sheet.map.layout.name == "B"
+    assert sheet.coins == 4
+    assert sheet.orientation == 270
+    assert sheet.fit is not None and sheet.fit > 0.8
+    assert len(sheet.confidence) == 11 and all(len(row) == 11 for row in sheet.confidence)
+    for r, c in LAYOUTS["B"].mountains:
+        assert sheet.map.grid[r][c] == "^"
