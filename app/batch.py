@@ -140,11 +140,11 @@ def overlay_name(source: str | Path) -> str:
 # --- one sheet (runs in a worker) ----------------------------------------------------
 
 
-def init_worker() -> None:
+def init_worker(model: str | None = None) -> None:
     """Pool initializer: one thread per worker for OpenCV and onnxruntime, session built now.
 
     The session is built by reading a blank sheet's crops once; if the model is missing
-    each photo will say so in its own row.
+    each photo will say so in its own row. ``model`` replaces the committed cell model.
     """
     import cv2
     import numpy as np
@@ -155,6 +155,8 @@ def init_worker() -> None:
         from scanner.cells import CROP_PX
         from scoring.layouts import SIDE_A
 
+        if model is not None:
+            classify.MODEL_PATH = Path(model)
         classify.set_threads(1)
         classify.classify_cells(np.full((121, CROP_PX, CROP_PX, 3), 230, np.uint8), SIDE_A)
     except Exception:  # noqa: BLE001 - reported per photo when it matters
@@ -317,17 +319,21 @@ def run_jobs(
     jobs: list[Job],
     workers: int,
     on_result: Callable[[dict], None],
+    model: str | None = None,
 ) -> None:
     """Score ``jobs`` on ``workers`` processes (0: in this process), calling ``on_result``
-    in the main process as each finishes (in completion order)."""
+    in the main process as each finishes (in completion order). ``model``: another cell
+    model file (benchmarks, tests)."""
     if workers <= 0:
-        init_worker()
+        init_worker(model)
         for job in jobs:
             on_result(score_job(job))
         return
     # spawn: workers start clean (no inherited threads or sessions) on every platform.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=init_worker, initargs=(model,)
+    ) as pool:
         pending: set[Future] = set()
         queue: Iterator[Job] = iter(jobs)
         # Keep a few jobs per worker queued: enough to stay busy, few to cancel on Ctrl-C.

@@ -1,0 +1,150 @@
+"""Time photo -> score on 12 MP JPEGs, and batch throughput on 1 and 2 worker processes.
+
+``python benchmarks/bench_pipeline.py [--photos 8] [--batch 16] [--model PATH]``
+
+1. Renders ``--photos`` sheets with ``models.synth`` and stores them as 4032 x 3024
+   JPEGs (quality 92, as a phone writes them).
+2. ``score`` in one process: load, find, rectify, orient, read the coins, classify
+   the 121 cells, score and build the JSON object, per file, after one warm-up file
+   (session creation is once per process). In the same run, plain ``cv2.imread`` of
+   the same files. Target: pipeline / imread <= 1.0 (the pipeline decodes at 1/4 scale).
+3. ``batch`` throughput, sheets per second of wall time, on 1 and 2 worker processes
+   (spawned, one single-threaded onnxruntime session each, paths and rows only
+   crossing processes), over ``--batch`` files. Target: 2 workers >= 1.7 x 1 worker.
+   Printed with and without the pool's start-up (spawning workers, imports, session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.batch import Job, run_jobs  # noqa: E402
+from app.inputs import load_input  # noqa: E402
+from app.report import sheet_json  # noqa: E402
+from models.synth import make_photo  # noqa: E402
+from scoring.game import score_game  # noqa: E402
+
+SIZE = (4032, 3024)
+
+
+def render(folder: Path, n: int) -> list[tuple[str, dict]]:
+    """``n`` synthetic photos stored as 12 MP JPEGs (landscape or portrait as rendered)."""
+    out = []
+    seed = 9000
+    while len(out) < n:
+        img, truth = make_photo(seed, "normal")
+        seed += 1
+        h, w = img.shape[:2]
+        if abs(max(w, h) / min(w, h) - 4 / 3) > 0.02:  # a flatbed scan: not a phone photo
+            continue
+        size = SIZE if w >= h else SIZE[::-1]
+        img = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC)
+        path = folder / f"bench-{seed - 1}.jpg"
+        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        out.append((str(path), truth))
+    return out
+
+
+def score_file(path: str, cards: dict) -> dict:
+    """What ``cartoscore score PHOTO --json`` does for one file."""
+    sheet = load_input(path).sheet
+    game = score_game([sheet.map], cards, sheet.coins or 0)
+    return sheet_json(sheet, game)
+
+
+def ms(times: list[float]) -> str:
+    median, mean = statistics.median(times) * 1000, statistics.mean(times) * 1000
+    return f"median {median:7.1f} ms  mean {mean:7.1f} ms"
+
+
+def batch_rate(jobs: list[Job], workers: int, model: str | None) -> tuple[float, float]:
+    """(sheets per second over the whole run, sheets per second after the first result)."""
+    stamps: list[float] = []
+    t0 = time.perf_counter()
+    run_jobs(jobs, workers, lambda row: stamps.append(time.perf_counter()), model=model)
+    total = len(jobs) / (stamps[-1] - t0)
+    steady = (len(jobs) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else float("nan")
+    return total, steady
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--model", default=None, help="cell model (default: the committed one)")
+    args = ap.parse_args()
+    if args.model:
+        from scanner import classify
+
+        classify.MODEL_PATH = Path(args.model)
+    cv2.setNumThreads(1)
+    from scanner import classify
+
+    classify.set_threads(1)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        t = time.perf_counter()
+        photos = render(folder, max(args.photos, 2))
+        print(
+            f"rendered {len(photos)} photos at {SIZE[0]}x{SIZE[1]}"
+            f" in {time.perf_counter() - t:.1f} s"
+        )
+
+        score_file(*_first(photos))  # warm-up: session creation, imports
+        pipe, read = [], []
+        for path, truth in photos:
+            t = time.perf_counter()
+            cv2.imread(path)
+            read.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            obj = score_file(path, truth["cards"])
+            pipe.append(time.perf_counter() - t)
+            right = sum(
+                a == b for a, b in zip("".join(obj["grid"]), "".join(truth["grid"]), strict=True)
+            )
+            print(
+                f"  {Path(path).name}: pipeline {pipe[-1] * 1000:6.1f} ms, "
+                f"imread {read[-1] * 1000:5.1f} ms, cells right {right}/121, "
+                f"coins {obj['coins']}/{truth['coins']}"
+            )
+        print(f"score, whole pipeline: {ms(pipe)}")
+        print(f"cv2.imread (full decode): {ms(read)}")
+        print(
+            "ratio pipeline / imread (median): "
+            f"{statistics.median(pipe) / statistics.median(read):.2f} (target <= 1.0)"
+        )
+
+        jobs = [
+            Job(p, t["cards"]) for p, t in (photos * (args.batch // len(photos) + 1))[: args.batch]
+        ]
+        one, one_steady = batch_rate(jobs, 1, args.model)
+        two, two_steady = batch_rate(jobs, 2, args.model)
+        print(
+            f"batch of {len(jobs)}: 1 worker {one:.2f} sheets/s ({one_steady:.2f} after start-up)"
+        )
+        print(
+            f"batch of {len(jobs)}: 2 workers {two:.2f} sheets/s ({two_steady:.2f} after start-up)"
+        )
+        print(
+            f"speed-up 2 vs 1 workers: {two / one:.2f} x whole run, "
+            f"{two_steady / one_steady:.2f} x after start-up (target >= 1.7)"
+        )
+
+
+def _first(photos: list[tuple[str, dict]]) -> tuple[str, dict]:
+    path, truth = photos[0]
+    return path, truth["cards"]
+
+
+if __name__ == "__main__":
+    main()
