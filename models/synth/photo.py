@@ -194,7 +194,9 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
         scene.draw_pencils(img, rng, grid, img_scale, shot.pencils)
     px = w / 4032
     if shot.defocus * px > 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), shot.defocus * px)
+        blurred = cv2.GaussianBlur(img, (0, 0), shot.defocus * px)
+        # Tilted shots: only part of the sheet is in focus (a ramp across the frame).
+        img = scene.focus_ramp(img, blurred, rng) if difficulty == "hard" else blurred
     if shot.motion * px > 1.5:
         img = scene.motion_blur(img, rng, shot.motion * px)
     gain, glare = scene.light_field(rng, (w, h), shot.light)

@@ -207,6 +207,20 @@ def sensor_noise(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np.
     return out
 
 
+def focus_ramp(sharp: np.ndarray, blurred: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Blend from sharp to blurred along a random direction (shallow depth of field)."""
+    h, w = sharp.shape[:2]
+    sw, sh = 64, max(8, int(64 * h / w))
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    a = rng.uniform(0, 2 * np.pi)
+    t = (xx / sw - 0.5) * np.cos(a) + (yy / sh - 0.5) * np.sin(a)
+    m = np.clip((t - rng.uniform(-0.3, 0.2)) * rng.uniform(1.5, 4), 0, 1)
+    m = cv2.resize((m * 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    m3 = cv2.merge([m, m, m])
+    keep = cv2.multiply(sharp, cv2.bitwise_not(m3), scale=1 / 255)
+    return cv2.add(keep, cv2.multiply(blurred, m3, scale=1 / 255))
+
+
 def motion_blur(img: np.ndarray, rng: np.random.Generator, length: float) -> np.ndarray:
     k = max(3, int(round(length)) | 1)
     kernel = np.zeros((k, k), np.float32)
