@@ -45,3 +45,26 @@ def test_mixed_difficulty_is_a_fixed_mix():
     assert difficulty_of(3, "easy") == "clean"
     with pytest.raises(ValueError):
         difficulty_of(3, "medium")
+
+
+def test_committed_sample_photos_carry_consistent_truth():
+    from pathlib import Path
+
+    from PIL import Image, ImageOps
+
+    from scoring.board import Map
+    from scoring.game import score_game
+    from scoring.layouts import LAYOUTS
+
+    root = Path(__file__).resolve().parents[1] / "samples" / "photos"
+    photos = sorted(root.glob("*.jpg"))
+    assert 1 <= len(photos) <= 6
+    assert sum(p.stat().st_size for p in root.iterdir()) <= 2_000_000
+    assert {json.loads(p.with_suffix(".json").read_text())["side"] for p in photos} == {"A", "B"}
+    for photo in photos:
+        truth = json.loads(photo.with_suffix(".json").read_text())
+        with Image.open(photo) as im:
+            assert list(ImageOps.exif_transpose(im).size) == truth["image_size"], photo.name
+        maps = [Map(tuple(g), LAYOUTS[truth["side"]]) for g in truth["season_grids"]]
+        result = score_game(maps, truth["cards"], truth["season_coins"])
+        assert result.total == truth["written"]["total"], photo.name
