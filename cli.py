@@ -238,12 +238,12 @@ def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Conso
     if deal is None:
         _warn_deal(cards, f"{sheet.source}: ")
     game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
-    if draw is not None:
-        draw(sheet, item.view, game, 0)
     if as_json:
         typer.echo(json.dumps(sheet_json(sheet, game), ensure_ascii=False))
     else:
         render_sheet(console, sheet, game, lang=lang)
+    if draw is not None:
+        draw(sheet, item.view, game, 0)
 
 
 def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw) -> bool:

@@ -174,6 +174,23 @@ def solo_line(game: GameResult, lang: str) -> str:
     return f"{head}: {title}"
 
 
+def review_table(sheet: Sheet) -> Table:
+    """The cells to check by hand, with the classifier's top three candidates."""
+    n = len(sheet.review)
+    table = Table(
+        title=f"Check by hand: {n} cell{'s' if n != 1 else ''} (red on --overlay)",
+        title_justify="left",
+        title_style="yellow",
+    )
+    table.add_column("Space")
+    table.add_column("Why")
+    table.add_column("Candidates")
+    for r in sheet.review:
+        top = list(r.candidates.items())[:3]
+        table.add_row(r.space, r.reason, "  ".join(f"{k} {v:.2f}" for k, v in top))
+    return table
+
+
 def coins_line(sheet: Sheet, game: GameResult) -> str:
     """Where the coins counted in the seasons come from."""
     used = game.seasons[-1].coins
@@ -205,13 +222,7 @@ def render_sheet(
     for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")
     if sheet.review:
-        names = ", ".join(
-            f"{r.space} ({r.reason}: "
-            + " / ".join(f"{k} {v:.2f}" for k, v in r.candidates.items())
-            + ")"
-            for r in sheet.review
-        )
-        console.print(f"check by hand: {names}", style="yellow")
+        console.print(review_table(sheet))
     console.print(coins_line(sheet, game))
     console.print(_cards_table(game, lang))
     monsters = game.monsters

@@ -193,7 +193,7 @@ def test_photo_json_has_confidence_and_review(monkeypatch):
     # Sentinel Wood: A1 = 1 (a corner counts once); spring 1 + 0 + 3 = 4.
     assert obj["card_points"]["A"] == 1 and obj["seasons"][0]["total"] == 4
     human = run("score", "table.jpg", "--cards", DEAL)
-    assert "C4" in human.stdout and "check by hand" in human.stdout
+    assert "C4" in human.stdout and "Check by hand: 1 cell (red" in human.stdout
 
 
 def test_read_prints_the_map_format(monkeypatch):
