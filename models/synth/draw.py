@@ -101,7 +101,7 @@ def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
         hatch=name.startswith("pencil-hatch"),
         icons=name != "pencil-hatch",
         outline=float(rng.choice([0.0, 0.5, 0.9, 1.0])) if name != "minimal" else 0.2,
-        variants={t: int(rng.integers(0, 3)) for t in pencil},
+        variants={t: int(rng.integers(0, 4)) for t in pencil},
         size=rng.uniform(0.55, 0.8) if name != "minimal" else rng.uniform(0.4, 0.65),
         jitter=rng.uniform(0.006, 0.018),
         hatch_angle=rng.uniform(-1.2, 1.2),
@@ -115,6 +115,19 @@ def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
 
 # ---- icons in cell-local coordinates (0..1, y down) ------------------------------------
 def _tree(rng, variant):
+    if variant == 3:  # a small group of three cones
+        out = []
+        for cx, cy, k in ((0.22, 0.64, 0.7), (0.78, 0.64, 0.7), (0.5, 0.46, 0.9)):
+            out.append(
+                [
+                    (cx, cy - 0.3 * k),
+                    (cx - 0.16 * k, cy + 0.12),
+                    (cx + 0.16 * k, cy + 0.12),
+                    (cx, cy - 0.3 * k),
+                ]
+            )
+            out.append([(cx, cy + 0.12), (cx, cy + 0.22)])
+        return out
     if variant == 0:  # cone on a trunk
         return [[(0.5, 0.12), (0.24, 0.68), (0.76, 0.68), (0.5, 0.12)], [(0.5, 0.68), (0.5, 0.9)]]
     if variant == 1:  # round canopy
@@ -138,6 +151,16 @@ def _tree(rng, variant):
 
 
 def _house(rng, variant):
+    if variant == 3:  # two little houses
+        out = []
+        for ox, k in ((-0.2, 0.8), (0.18, 1.0)):
+
+            def p(x, y, ox=ox, k=k):
+                return (0.5 + ox + (x - 0.5) * k * 0.6, 0.55 + (y - 0.55) * k * 0.75)
+
+            out.append([p(0.28, 0.5), p(0.28, 0.86), p(0.72, 0.86), p(0.72, 0.5)])
+            out.append([p(0.2, 0.52), p(0.5, 0.18), p(0.8, 0.52)])
+        return out
     body = [(0.28, 0.5), (0.28, 0.86), (0.72, 0.86), (0.72, 0.5)]
     roof = [(0.2, 0.52), (0.5, 0.18), (0.8, 0.52)]
     out = [body, roof]
@@ -157,6 +180,12 @@ def _farm(rng, variant):
         return lines
     if variant == 1:  # furrows
         return [[(0.18, y + 0.1), (0.82, y - 0.1)] for y in (0.3, 0.5, 0.7)]
+    if variant == 3:  # rows of sprouts
+        return [
+            [(x - 0.07, y - 0.1), (x, y), (x + 0.07, y - 0.1)]
+            for y in (0.42, 0.72)
+            for x in (0.27, 0.5, 0.73)
+        ]
     dots = []  # dotted rows
     for y in (0.3, 0.5, 0.7):
         for x in (0.25, 0.42, 0.59, 0.76):
@@ -165,6 +194,13 @@ def _farm(rng, variant):
 
 
 def _water(rng, variant):
+    if variant == 3:  # short waves in a brick pattern
+        x = np.linspace(0, 0.3, 8)
+        wave = np.stack([x, 0.05 * np.sin(x / 0.3 * 2 * np.pi)], 1)
+        return [
+            wave + (x0, y0)
+            for x0, y0 in ((0.15, 0.35), (0.55, 0.35), (0.35, 0.55), (0.15, 0.75), (0.55, 0.75))
+        ]
     n = 2 + (variant != 1)
     x = np.linspace(0.15, 0.85, 14)
     ys = np.linspace(0.35, 0.68, n) if n > 1 else [0.5]
@@ -173,6 +209,21 @@ def _water(rng, variant):
 
 
 def _monster(rng, variant):
+    if variant == 3:  # blob with big eyes and teeth
+        t = np.linspace(0, 2 * np.pi, 16)
+        rad = 0.28 + 0.04 * np.sin(5 * t)
+        blob = np.stack([0.5 + rad * np.cos(t), 0.52 + rad * np.sin(t)], 1)
+        eye = np.stack([0.07 * np.cos(t[:12] * 16 / 12), 0.07 * np.sin(t[:12] * 16 / 12)], 1)
+        teeth = [
+            (0.34, 0.64),
+            (0.4, 0.72),
+            (0.46, 0.64),
+            (0.52, 0.72),
+            (0.58, 0.64),
+            (0.64, 0.72),
+            (0.68, 0.64),
+        ]
+        return [blob, eye + (0.4, 0.45), eye + (0.6, 0.45), teeth]
     if variant == 1:  # spiky blob
         k = int(rng.integers(7, 11))
         t = np.linspace(0, 2 * np.pi, 2 * k + 1)
@@ -202,8 +253,11 @@ def _minimal(rng, terrain, variant):
         return [[(0.3, 0.75), (0.3, 0.45), (0.5, 0.25), (0.7, 0.45), (0.7, 0.75), (0.3, 0.75)]]
     if terrain == FARM:
         return [[(0.25, y), (0.75, y)] for y in (0.4, 0.6)] if variant else _farm(rng, 2)[4:8]
-    if terrain == WATER:
-        return _water(rng, 1)
+    if terrain == WATER:  # two clear "~"
+        x = np.linspace(0.22, 0.78, 12)
+        return [
+            np.stack([x, y + 0.1 * np.sin((x - 0.22) / 0.56 * 3 * np.pi)], 1) for y in (0.4, 0.62)
+        ]
     return (
         [[(0.3, 0.3), (0.7, 0.7)], [(0.7, 0.3), (0.3, 0.7)]]
         if variant
@@ -218,7 +272,7 @@ def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]
     """The symbol for one cell as polylines in cell-local coordinates, with per-cell variation."""
     variant = style.variants[terrain]
     if rng.random() < 0.12:
-        variant = int(rng.integers(0, 3))
+        variant = int(rng.integers(0, 4))
     if style.name == "minimal":
         lines = _minimal(rng, terrain, variant % 2)
     else:

@@ -133,6 +133,7 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
         motion=(rng.uniform(3, 12) if rng.random() < 0.3 else 0.0) if hard else 0.0,
         light=dict(
             warmth=rng.uniform(-0.6, 1.0) * scale,
+            tint=0.05 if hard else 0.025,
             exposure=rng.uniform(0.6, 1.1) if hard else rng.uniform(0.85, 1.1),
             gradient=rng.uniform(0, 0.5 if hard else 0.25),
             vignette=rng.uniform(0, 0.5 if hard else 0.25),

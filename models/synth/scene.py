@@ -128,6 +128,7 @@ def light_field(
     yy = yy / (sh - 1) - 0.5
     temp = params["warmth"]  # >0 warm lamp, <0 cool daylight
     colour = np.array([1 - 0.18 * temp, 1 - 0.02 * temp, 1 + 0.1 * temp], np.float32)
+    colour *= 1 + rng.normal(0, params.get("tint", 0.0), 3).astype(np.float32)  # colour cast
     gain = np.ones((sh, sw), np.float32) * params["exposure"]
     ga = rng.uniform(0, 2 * np.pi)
     gain *= 1 + params["gradient"] * (xx * np.cos(ga) + yy * np.sin(ga))

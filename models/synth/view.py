@@ -61,6 +61,7 @@ def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
     hard = difficulty == "hard"
     light = dict(
         warmth=rng.uniform(-0.6, 1.0) * level,
+        tint=0.025 * level,
         exposure=rng.uniform(1 - 0.2 * level, 1.08),
         gradient=rng.uniform(0, 0.2 * level),
         vignette=rng.uniform(0, 0.15 * level),
