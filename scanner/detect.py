@@ -491,21 +491,41 @@ def coarse_fit(pyramid: Pyramid, quad: np.ndarray) -> tuple[np.ndarray, float] |
 
 
 def fine_fit(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, source: str) -> GridFit | None:
-    """Measure the interior intersections twice, refitting the homography each time."""
+    """Measure the lines up to three times, refitting the homography each time.
+
+    Stops when a pass moves the grid corners by less than 0.03 cell, and keeps the
+    previous fit when a pass agrees worse with its own measurements.
+    """
     best = None
     for half in (0.32, 0.22, 0.22):
         result = _measure_intersections(pyramid, h, half)
         if result is None:
             break
-        if best is not None and result[2] < best[2] - 0.02:
+        if best is not None and result.agreement < best.agreement - 0.02:
             break  # measuring again made it worse: keep the better fit
         best = result
-        h = result[0]
+        moved = _max_shift(h, result.homography)
+        h = result.homography
+        if moved < 0.03:
+            break
     if best is None:
         return None
-    h, points, interior, frame = best
-    score = interior * (0.25 + 0.75 * frame)
-    return GridFit(h, points, float(score), source, quad, float(interior), float(frame))
+    cell = cell_size_px(best.homography)
+    points = _lattice_from_measurements(
+        best.homography, best.nodes, best.measured, best.inliers, cell
+    )
+    score = best.agreement * (0.25 + 0.75 * best.frame)
+    return GridFit(best.homography, points, float(score), source, quad, best.agreement, best.frame)
+
+
+@dataclass(frozen=True)
+class _Measurement:
+    homography: np.ndarray
+    nodes: np.ndarray  # (K, 2) lattice nodes (cell units) that were measured
+    measured: np.ndarray  # (K, 2) where they were found, image pixels
+    inliers: np.ndarray  # (K,) bool, agreeing with the homography
+    agreement: float
+    frame: float
 
 
 def cell_size_px(homography: np.ndarray) -> float:
@@ -584,7 +604,7 @@ CHUNKS = 4  # each interior line is measured in this many pieces along its lengt
 
 def _measure_intersections(
     pyramid: Pyramid, h: np.ndarray, half: float = 0.3
-) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+) -> _Measurement | None:
     """Measure the 20 interior lines piecewise; refit the homography to their crossings.
 
     Each line's response is averaged over ``CHUNKS`` pieces of its length (icons
@@ -653,9 +673,9 @@ def _measure_intersections(
     new_h, inliers = _robust_homography(src_a, dst_a, 0.12 * cell)
     if new_h is None:
         return None
-    lattice = _lattice_from_measurements(new_h, src_a, dst_a, inliers.ravel().astype(bool), cell)
     agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
-    return new_h, lattice, agree, _frame_share(vertical, horizontal, px, margin)
+    frame = _frame_share(vertical, horizontal, px, margin)
+    return _Measurement(new_h, src_a, dst_a, inliers.ravel().astype(bool), agree, frame)
 
 
 def _robust_homography(

@@ -76,8 +76,16 @@ def coin_track_score(canvas: np.ndarray) -> float:
 
 
 def label_score(canvas: np.ndarray) -> float:
-    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1)."""
-    ink = canvas.min(axis=2).astype(np.float32)
+    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1).
+
+    ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
+    """
+    ink = (
+        canvas
+        if canvas.ndim == 2
+        else cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
+    )
+    ink = ink.astype(np.float32)
     m = _MARGIN
     span = np.arange(int(m * _PX), int((m + N) * _PX))
     centre = span / _PX - m
@@ -113,7 +121,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     mountains = mountain_map(canvas)
     coins = [coin_track_score(np.rot90(canvas, k)) for k in range(4)]
-    labels = [label_score(np.rot90(canvas, k)) for k in range(4)]
+    ink = cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
+    labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth = line_warmth(canvas)
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
