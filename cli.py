@@ -15,6 +15,7 @@ from rich.console import Console
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    pretty_exceptions_show_locals=False,  # an internal error must not dump image arrays
     help="Score Cartographers map sheets from phone photos or map files.",
 )
 
@@ -103,7 +104,9 @@ def _coins_for(override: list[int] | None, sheet_coins: int | None) -> int | lis
 
 @app.command()
 def score(
-    inputs: list[Path] = typer.Argument(..., help="Photos or map files (.txt/.map/.json)."),
+    inputs: list[Path] = typer.Argument(
+        ..., help="Photos or map files (.txt/.map/.json).", readable=False
+    ),
     cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
     cards_file: Path = typer.Option(
         None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
@@ -308,7 +311,9 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, 
 
 @app.command()
 def batch(
-    inputs: list[Path] = typer.Argument(..., help="Directories (searched recursively) or files."),
+    inputs: list[Path] = typer.Argument(
+        ..., help="Directories (searched recursively) or files.", readable=False
+    ),
     cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
     cards_file: Path = typer.Option(
         None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
@@ -402,25 +407,37 @@ def list_cards(
 
 @app.command()
 def read(
-    photo: Path = typer.Argument(..., help="A photo of a map sheet."),
+    photo: Path = typer.Argument(..., help="A photo of a map sheet.", readable=False),
     side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
+    overlay: Path = typer.Option(
+        None, "--overlay", help="Also write the sheet with each cell's reading (PNG/JPEG)."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
-    from app.inputs import read_photo
+    from app.inputs import load_input
     from scoring.textmap import format_text
 
     side_key = _check_side(side)
     try:
-        sheet = read_photo(photo, side=side_key)
+        item = load_input(photo, side=side_key, keep_view=overlay is not None, photo_only=True)
+        if overlay is not None:
+            from app.overlay import draw_overlay, write_overlay
+
+            write_overlay(overlay, draw_overlay(item.sheet, item.view))
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
         _err(f"error: {_one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
+    sheet = item.sheet
     for r in sheet.review:
         typer.echo(f"; check {r.space}: {r.reason}")
+    for note in sheet.notes:
+        typer.echo(f"; note: {note}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
+    if overlay is not None:
+        _err(f"overlay written to {overlay}")
 
 
 @app.command()

@@ -7,6 +7,7 @@ only when a photo is given.
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,15 +62,27 @@ def scan_and_read_photo(path: str | Path, *, side: str | None = None) -> tuple[S
     return sheet_from_scan(scan), scan.view
 
 
+class UnreadableInput(OSError):
+    """The input exists but this user may not read it."""
+
+
 def load_input(
-    path: str | Path, *, side: str | None = None, keep_view: bool = False
+    path: str | Path,
+    *,
+    side: str | None = None,
+    keep_view: bool = False,
+    photo_only: bool = False,
 ) -> LoadedInput:
     """Read one input: a photo by extension, anything else as a text or JSON map file.
 
+    ``photo_only`` reads every file as a photo whatever its extension (``read``).
     Raises :class:`scoring.textmap.BadMapFile`, :class:`PhotoScoringUnavailable`,
-    or the scanner's ``ScanError`` subclasses, each naming the file.
+    :class:`UnreadableInput`, or the scanner's ``ScanError`` subclasses, each naming
+    the file.
     """
-    if is_photo(path):
+    if os.path.isfile(path) and not os.access(path, os.R_OK):
+        raise UnreadableInput(f"{path}: cannot read (permission denied)")
+    if photo_only or is_photo(path):
         if keep_view:
             sheet, view = scan_and_read_photo(path, side=side)
             return LoadedInput(sheet, view=view)

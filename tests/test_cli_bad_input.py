@@ -157,3 +157,22 @@ def test_a_blank_sheet_scores_as_an_empty_map_with_a_note(tmp_path):
     # no monsters either; coins 0.
     assert obj["card_points"] == {"A": 0, "B": 0, "C": 0, "D": 0} and obj["total"] == 0
     assert "blank sheet" in run("score", str(blank), "--cards", DEAL).stdout
+
+
+def test_an_unreadable_file_says_permission_denied(tmp_path, monkeypatch):
+    # Tests may run as root, for whom chmod 000 changes nothing: deny access instead.
+    import app.inputs
+
+    photo = tmp_path / "locked.jpg"
+    photo.write_bytes(b"\xff\xd8\xff")
+    real = app.inputs.os.access
+    monkeypatch.setattr(app.inputs.os, "access", lambda p, mode: p != photo and real(p, mode))
+    res = run("score", str(photo), "--cards", DEAL)
+    assert res.exit_code == 1, res.output
+    assert res.stderr.strip() == f"error: {photo}: cannot read (permission denied)"
+    # ... and the other inputs are still scored; a batch records it and goes on.
+    sample = str(ROOT / "samples" / "wilderness-a.txt")
+    res = run("score", str(photo), sample, "--json")
+    assert res.exit_code == 1 and json.loads(res.stdout.splitlines()[1])["total"] == 96
+    res = run("batch", str(photo), sample, "--out", str(tmp_path / "r.csv"), "--workers", "0")
+    assert res.exit_code == 1 and "This run: 1 scored, 1 failed" in res.stdout

@@ -191,3 +191,13 @@ def test_cards_file_option_and_its_errors(tmp_path):
     res = run("score", str(plain), "--cards-file", str(tmp_path / "missing.toml"))
     assert res.exit_code == 2 and "missing.toml: no such file" in res.stderr
     assert all(card.id for card in CARDS.values())
+
+
+def test_read_can_write_the_overlay_too(photo, stand_in, tmp_path):
+    path, _ = photo
+    out = tmp_path / "read.jpg"
+    res = run("read", path, "--overlay", str(out))
+    assert res.exit_code == 0, res.stderr
+    w, h = g.canonical_size()
+    assert cv2.imread(str(out)).shape == (h, w, 3)
+    assert "side: A" in res.stdout
