@@ -361,15 +361,15 @@ def batch(
         overlay_dir.mkdir(parents=True, exist_ok=True)
     jobs = []
     for path in todo:
-        job_cards, job_side = deal, side_key
+        nearby, job_side = None, side_key
         if deal is None and cards_file is None:
             found = _nearby_settings(Path(path))
             if found is not None:
-                job_cards, job_side = found.cards, side_key or found.side
+                nearby, job_side = found.cards, side_key or found.side
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
-        jobs.append(Job(path, job_cards, job_side, overlay))
+        jobs.append(Job(path, deal, job_side, overlay, default_cards=nearby))
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")
     if len(todo) < len(collected.files):

@@ -56,9 +56,10 @@ class Job:
     """One sheet to score; everything here pickles cheaply (paths and small dicts)."""
 
     source: str
-    cards: dict[str, str] | None = None
+    cards: dict[str, str] | None = None  # --cards / --cards-file: wins over everything
     side: str | None = None
     overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
+    default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def _score(job: Job) -> dict:
     want_view = job.overlay is not None
     loaded = load_input(job.source, side=job.side, keep_view=want_view and is_photo(job.source))
     sheet = loaded.sheet
-    cards = job.cards or loaded.cards
+    cards = job.cards or loaded.cards or job.default_cards
     if cards is None:
         raise ValueError(f"{job.source}: {NO_CARDS}")
     game = score_game([sheet.map], cards, sheet.coins or 0)

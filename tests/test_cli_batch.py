@@ -189,3 +189,15 @@ def test_cards_from_a_settings_file_in_the_folder(tmp_path):
     assert res.exit_code == 0, res.stdout
     [row] = read_results(out)
     assert row["total"] == 96 - 6 * 4  # the hand working, without the header's coins
+
+
+def test_a_map_files_own_header_wins_over_the_folders_settings(tmp_path):
+    d = tmp_path / "round3"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d)  # header: its own four cards
+    (d / "cartoscore.toml").write_text(
+        'cards = ["greenbough", "mages-valley", "wildholds", "lost-barony"]\n'
+    )
+    out = tmp_path / "r.csv"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    assert [r["total"] for r in read_results(out)] == [96]
