@@ -293,9 +293,10 @@ def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]
     return out
 
 
-def hatch_lines(rng, style: Style, overshoot: float) -> np.ndarray:
-    """One back-and-forth hatching stroke covering the unit cell (cell-local coordinates)."""
-    ang = style.hatch_angle + rng.normal(0, 0.12)
+def hatch_lines(rng, style: Style, overshoot: float, turn: float = 0.0) -> np.ndarray:
+    """One back-and-forth hatching stroke covering the unit cell (cell-local coordinates);
+    ``turn`` (radians) is added to the player's usual hatching angle."""
+    ang = style.hatch_angle + turn + rng.normal(0, 0.08)
     d = np.array([np.cos(ang), np.sin(ang)])
     n = np.array([-d[1], d[0]])
     spacing = style.hatch_spacing * rng.uniform(0.85, 1.15)
@@ -342,6 +343,14 @@ def draw_game(
     ink = cv.blank(3)  # icons, outlines, coins, numbers
     layout = game.layout
     grid = game.grid
+    # A shape is hatched in one go: its own angle and pressure, varying shape to shape.
+    shape_turn, shape_pressure = {}, {}
+    for pl in game.placements:
+        turn = rng.normal(0, 0.25) if rng.random() < 0.6 else float(rng.choice([-1, 1])) * 1.3
+        pressure = rng.uniform(0.5, 0.85)
+        for cell in pl.cells:
+            shape_turn[tuple(cell)] = turn
+            shape_pressure[tuple(cell)] = pressure
     for r in range(11):
         for c in range(11):
             t = grid[r][c]
@@ -349,9 +358,11 @@ def draw_game(
                 continue
             dark = _darkness(style.colours[t])
             if style.hatch:
-                stroke = hatch_lines(rng, style, rng.uniform(-0.02, 0.06)) + (c, r)
-                soft = tuple(int(v * rng.uniform(0.55, 0.8)) for v in dark)
-                cv.polyline(fill, stroke, soft, style.width * 0.8)
+                turn = shape_turn.get((r, c), 0.0)
+                stroke = hatch_lines(rng, style, rng.uniform(-0.02, 0.06), turn) + (c, r)
+                pressure = shape_pressure.get((r, c), 0.7) * rng.uniform(0.9, 1.1)
+                soft = tuple(int(min(255, v * pressure)) for v in dark)
+                cv.polyline(fill, stroke, soft, style.hatch_spacing * rng.uniform(0.35, 0.6))
             if style.icons:
                 lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
                 icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
