@@ -221,10 +221,13 @@ def _one_line(err: BaseException) -> str:
 
 
 def _report_error(source: str, message: str, as_json: bool) -> None:
+    """One line naming the input and the problem (JSON object with --json)."""
+    if not message.startswith(source):
+        message = f"{source}: {message}"
     if as_json:
         typer.echo(json.dumps({"source": source, "error": message}, ensure_ascii=False))
     else:
-        _err(f"error: {message}" if message.startswith(source) else f"error: {source}: {message}")
+        _err(f"error: {message}")
 
 
 NO_CARDS = "no cards (give --cards A,B,C,D, --cards-file, a cartoscore.toml or a 'cards:' header)"

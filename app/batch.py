@@ -214,7 +214,9 @@ def _score(job: Job) -> dict:
 
 
 def error_row(source: str, message: str) -> dict:
-    """A results row for a sheet that could not be scored."""
+    """A results row for a sheet that could not be scored; the message names the file."""
+    if not message.startswith(source):
+        message = f"{source}: {message}"
     row = dict.fromkeys(COLUMNS, "")
     row["source"] = source
     row["error"] = message
