@@ -258,3 +258,14 @@ def test_warped_dashed_lines_lie_where_the_lattice_says_despite_curl():
 
     assert share_on_lines(curl) > 0.92  # a few pieces run beside mountains or ruins
     assert share_on_lines(Curl()) < 0.7  # ignoring the curl misses the bent part
+
+
+def test_view_lattice_is_close_to_the_canonical_positions():
+    from scanner.geometry import to_canonical_px
+
+    _, truth = make_view(2, "clean")
+    lat = np.asarray(truth["lattice"])
+    ideal = np.array([[to_canonical_px(j, i) for j in range(12)] for i in range(12)])
+    err = np.abs(lat - ideal)
+    assert err.max() < 0.15 * g.CANON_PX_PER_CELL  # a few percent of a cell at most
+    assert err.max() > 0.0  # but never exactly aligned: the residual misalignment

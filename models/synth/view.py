@@ -35,8 +35,9 @@ def residual_homography(rng: np.random.Generator, level: float) -> np.ndarray:
     m[:2, 2] = c - rot @ c + t
     persp = np.eye(3)
     persp[2, :2] = rng.normal(0, 0.0006 * level, 2)
-    # Keep the grid centre fixed under the perspective term.
-    to_view = np.array([[ppc, 0, -e.x0 * ppc - 0.5], [0, ppc, -e.y0 * ppc - 0.5], [0, 0, 1]])
+    # Keep the grid centre fixed under the perspective term. Like scanner.rectify, view
+    # pixel index i shows cell coordinate x0 + i / ppc (``to_canonical_px``).
+    to_view = np.array([[ppc, 0, -e.x0 * ppc], [0, ppc, -e.y0 * ppc], [0, 0, 1]])
     shift_c = np.array([[1, 0, -5.5], [0, 1, -5.5], [0, 0, 1]])
     back_c = np.array([[1, 0, 5.5], [0, 1, 5.5], [0, 0, 1]])
     return to_view @ back_c @ persp @ shift_c @ m
@@ -45,7 +46,9 @@ def residual_homography(rng: np.random.Generator, level: float) -> np.ndarray:
 def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
     """The canonical rectified view (``scanner.geometry.canonical_size()``) and its truth.
 
-    Truth coordinates (``grid_corners``, ``lattice``) are in view pixels.
+    Truth coordinates (``grid_corners``, ``lattice``) are in view pixels, in the
+    convention of ``scanner.geometry.to_canonical_px`` (a perfectly aligned view would
+    have ``lattice[i][j] == to_canonical_px(j, i)``).
     """
     difficulty = check_difficulty(difficulty)
     rng = rng_for(seed, difficulty, "view")
