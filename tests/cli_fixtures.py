@@ -1,8 +1,11 @@
-"""Shared fixtures of the CLI tests: rendered photos, and a stand-in cell model.
+"""A stand-in cell model for the CLI tests: ``tests/data/stand_in_cells.onnx``.
 
-The stand-in model has the committed model's inputs and outputs (``image``
-(N, 3, 48, 48), ``ruins`` (N, 1) -> 8 logits) but random weights: tests that use it
-check the CLI's plumbing (JSON shape, overlays, files, errors), never recognition.
+It has the committed model's inputs and outputs (``image`` (N, 3, 48, 48),
+``ruins`` (N, 1) -> 8 logits) but random weights (mean colour -> logits): tests
+that use it check the CLI's plumbing (JSON shape, overlays, review frames, files,
+errors), never recognition, and it leaves many cells for review on purpose.
+The file is committed (the ``onnx`` package is not a test dependency);
+``python -m tests.cli_fixtures`` writes it again.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+STAND_IN_MODEL = Path(__file__).resolve().parent / "data" / "stand_in_cells.onnx"
 
 
 def write_stand_in_model(path: Path) -> Path:
@@ -42,3 +47,8 @@ def write_stand_in_model(path: Path) -> Path:
     model.ir_version = 8
     onnx.save(model, str(path))
     return path
+
+
+if __name__ == "__main__":
+    STAND_IN_MODEL.parent.mkdir(exist_ok=True)
+    print(write_stand_in_model(STAND_IN_MODEL))

@@ -21,7 +21,7 @@ from scoring.cards import CARDS
 from scoring.game import score_game
 from scoring.layouts import SIZE, parse_space
 from scoring.textmap import load_map_file
-from tests.cli_fixtures import write_stand_in_model
+from tests.cli_fixtures import STAND_IN_MODEL
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
@@ -43,10 +43,9 @@ def photo(tmp_path_factory) -> tuple[str, dict]:
 
 
 @pytest.fixture
-def stand_in(tmp_path, monkeypatch):
-    model = write_stand_in_model(tmp_path / "stand_in.onnx")
-    monkeypatch.setattr(scanner.classify, "MODEL_PATH", model)
-    return model
+def stand_in(monkeypatch):
+    monkeypatch.setattr(scanner.classify, "MODEL_PATH", STAND_IN_MODEL)
+    return STAND_IN_MODEL
 
 
 def test_photo_json_has_the_contract_fields(photo, stand_in):
@@ -92,6 +91,7 @@ def test_overlay_of_a_photo_is_the_canonical_view_with_labels(photo, stand_in, t
     assert img.shape == (h, w, 3)
     # Every review cell gets a red frame: pure red pixels on its border.
     reviewed = json.loads(run("score", path, "--cards", DEAL, "--json").stdout)["review"]
+    assert len(reviewed) >= 5  # the stand-in model is unsure of many cells
     for item in reviewed[:5]:
         r, c = parse_space(item["space"])
         x0, y0 = (round(v) for v in g.to_canonical_px(c, r))
