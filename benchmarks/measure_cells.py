@@ -3,14 +3,17 @@
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]``
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
-``models.synth.make_photo`` and reads them end to end with
-``scanner.pipeline.scan_photo``; ``--mode view`` renders the canonical rectified view
-with ``models.synth.make_view`` and classifies its crops (the classifier alone).
+``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
+``scan_photo`` and ``sheet_from_scan``; ``--mode view`` renders the canonical
+rectified view with ``models.synth.make_view`` and classifies its crops (the
+classifier alone).
 
 Reports, by difficulty and by drawing style: cell accuracy, share of sheets with all
-121 cells right, share of sheets whose total score (``scoring.game.score_game`` with
-the sheet's dealt cards and true coins) is exact, sheets flagged for review, and how
-many of the wrong cells were among the flagged ones. Test seeds start at 3,000,000
+121 cells right, share of sheets whose total score (``scoring.game.score_game`` on the
+final map with the sheet's dealt cards) is exact with the true coins ("exacttot") and
+with the coins the scanner read ("+coins", photo mode), sheets flagged for review,
+flagged cells per sheet, and how many of the wrong cells were among the flagged ones.
+A sheet the scanner fails on counts as 121 wrong cells. Test seeds start at 3,000,000
 (training uses 0.., validation 1,000,000..).
 """
 
@@ -28,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 TEST_SEED = 3_000_000
-DIFFICULTIES = ("easy", "normal", "hard")
+DIFFICULTIES = ("clean", "normal", "hard")
 FALLBACK_CARDS = {"A": "sentinel-wood", "B": "canal-lake", "C": "great-city", "D": "borderlands"}
 
 
@@ -53,13 +56,14 @@ def measure_one(job: tuple[int, str, str]) -> dict:
     out: dict = {"seed": seed, "difficulty": difficulty}
     try:
         if mode == "photo":
-            from scanner.pipeline import scan_photo
+            from scanner.pipeline import scan_photo, sheet_from_scan
 
             photo, truth = synth.make_photo(seed, difficulty)
             t0 = time.perf_counter()
-            sheet = scan_photo(photo)
+            sheet = sheet_from_scan(scan_photo(photo))
             grid, side = sheet.map.grid, sheet.map.layout.name
             flagged = {r.space for r in sheet.review}
+            coins_read = sheet.coins
         else:
             from scanner.cells import cut_cells
             from scoring.layouts import LAYOUTS
@@ -70,6 +74,7 @@ def measure_one(job: tuple[int, str, str]) -> dict:
             reading = classify.classify_cells(cut_cells(view), LAYOUTS[side])
             grid = reading.grid
             flagged = {r.space for r in reading.review}
+            coins_read = None
     except Exception as e:  # a failed read is a measured outcome
         out.update(style="?", failed=f"{type(e).__name__}: {e}")
         out["trace"] = traceback.format_exc(limit=3)
@@ -83,8 +88,13 @@ def measure_one(job: tuple[int, str, str]) -> dict:
     cards = truth.get("cards") or FALLBACK_CARDS
     coins = int(truth.get("coins", 0))
     side_right = side == truth["side"]
-    exact = side_right and _total(grid, side, cards, coins) == _total(
-        true_grid, truth["side"], cards, coins
+    true_total = _total(true_grid, truth["side"], cards, coins)
+    exact = side_right and _total(grid, side, cards, coins) == true_total
+    # End to end: the coins as the scanner read them too (photo mode only).
+    exact_e2e = (
+        exact and _total(grid, side, cards, coins_read) == true_total
+        if coins_read is not None
+        else exact
     )
     out.update(
         style=str(truth.get("style", "?")),
@@ -92,6 +102,7 @@ def measure_one(job: tuple[int, str, str]) -> dict:
         flagged=sorted(flagged),
         side_right=side_right,
         exact_total=exact,
+        exact_total_read_coins=exact_e2e,
         seconds=time.perf_counter() - t0,
     )
     return out
@@ -111,6 +122,7 @@ def summarise(rows: list[dict]) -> dict:
         "cell_accuracy": 1 - wrong / max(cells, 1),
         "sheets_all_right": sum(1 for r in done if not r["wrong"]) / n,
         "exact_total": sum(1 for r in done if r["exact_total"]) / n,
+        "exact_total_read_coins": sum(1 for r in done if r["exact_total_read_coins"]) / n,
         "sheets_flagged": sum(1 for r in done if r["flagged"]) / n,
         "flagged_cells_per_sheet": sum(len(r["flagged"]) for r in done) / max(len(done), 1),
         "wrong_cells": wrong_done,
@@ -122,7 +134,8 @@ def summarise(rows: list[dict]) -> dict:
 def _line(name: str, s: dict) -> str:
     return (
         f"{name:<18} {s['sheets']:>5} {s['failed']:>4} {s['cell_accuracy']:>9.3%} "
-        f"{s['sheets_all_right']:>8.1%} {s['exact_total']:>8.1%} {s['sheets_flagged']:>8.1%} "
+        f"{s['sheets_all_right']:>8.1%} {s['exact_total']:>8.1%} "
+        f"{s['exact_total_read_coins']:>8.1%} {s['sheets_flagged']:>8.1%} "
         f"{s['flagged_cells_per_sheet']:>6.2f} {s['wrong_cells']:>6} "
         f"{s['wrong_flagged_share']:>8.1%}"
     )
@@ -159,6 +172,7 @@ def main() -> None:
     )
     head = (
         f"{'group':<18} {'shts':>5} {'fail':>4} {'cells':>9} {'allright':>8} {'exacttot':>8} "
+        f"{'+coins':>8} "
         f"{'flagged':>8} {'fl/sh':>6} {'wrong':>6} {'wr.flag':>8}"
     )
     print(head)

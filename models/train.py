@@ -1,6 +1,6 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
-``python -m models.train [--train-sheets N] [--epochs E] [--workers W] [--out models/cells.onnx]``
+``python -m models.train [--train-sheets N] [--steps S] [--workers W] [--out models/cells.onnx]``
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
@@ -33,7 +33,7 @@ from scanner.normalize import CLASSES, INPUT_PX, balance_sheet, ruins_flags, to_
 from scoring.layouts import LAYOUTS, SIZE
 
 VALIDATION_SEED = 1_000_000
-DIFFICULTIES = ("easy", "normal", "hard")
+DIFFICULTIES = ("clean", "normal", "hard")
 DEFAULT_OUT = Path(__file__).resolve().parent / "cells.onnx"
 CACHE_DIR = Path(os.environ.get("CARTOSCORE_CACHE", "/tmp/cartoscore-cells"))
 
@@ -52,9 +52,9 @@ class CellSet:
 
 
 def difficulty_for(seed: int) -> str:
-    """Difficulty mix of the rendered sets: 25 % easy, 45 % normal, 30 % hard."""
+    """Difficulty mix of the rendered sets: 20 % clean, 45 % normal, 35 % hard."""
     u = (seed * 2654435761 % 2**32) / 2**32
-    return "easy" if u < 0.25 else "normal" if u < 0.70 else "hard"
+    return "clean" if u < 0.20 else "normal" if u < 0.65 else "hard"
 
 
 def render_sheet(seed: int, difficulty: str | None = None) -> dict:
@@ -179,14 +179,19 @@ def _sampling_weights(data: CellSet) -> np.ndarray:
 def train(
     data: CellSet,
     val: CellSet,
-    epochs: int,
+    steps: int,
     batch: int,
     lr: float,
     seed: int,
     threads: int,
+    evals: int = 8,
     log=print,
 ):
-    """Train a :class:`models.net.CellNet`; returns the model with the best validation score."""
+    """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
+
+    Validates ``evals`` times, evenly spaced, and returns the model with the best
+    validation cell accuracy (ties: the later one).
+    """
     import torch
     from torch import nn
 
@@ -196,39 +201,38 @@ def train(
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     model = CellNet()
-    steps_per_epoch = max(1, len(data.labels) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
-    )
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     weights = _sampling_weights(data)
     val_x = torch.from_numpy(to_tensor(val.images))
     val_r = torch.from_numpy(val.ruins)
+    checkpoints = {round(steps * (k + 1) / evals) for k in range(evals)}
     best, best_state = -1.0, None
-    for epoch in range(epochs):
+    t0, total, count = time.perf_counter(), 0.0, 0
+    for step in range(1, steps + 1):
         model.train()
-        t0 = time.perf_counter()
-        total = 0.0
-        for _ in range(steps_per_epoch):
-            idx = rng.choice(len(data.labels), batch, p=weights)
-            x = torch.from_numpy(to_tensor(augment(data.images[idx], rng)))
-            r = torch.from_numpy(data.ruins[idx])
-            y = torch.from_numpy(data.labels[idx])
-            opt.zero_grad()
-            loss = loss_fn(model(x, r), y)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss)
-        acc = _accuracy(model, val_x, val_r, val.labels)
-        log(
-            f"epoch {epoch + 1}/{epochs}: loss {total / steps_per_epoch:.4f}, "
-            f"validation cell accuracy {acc:.4%} ({time.perf_counter() - t0:.0f} s)"
-        )
-        if acc >= best:
-            best = acc
-            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        idx = rng.choice(len(data.labels), batch, p=weights)
+        x = torch.from_numpy(to_tensor(augment(data.images[idx], rng)))
+        r = torch.from_numpy(data.ruins[idx])
+        y = torch.from_numpy(data.labels[idx])
+        opt.zero_grad()
+        loss = loss_fn(model(x, r), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        total += float(loss.detach())
+        count += 1
+        if step in checkpoints:
+            acc = _accuracy(model, val_x, val_r, val.labels)
+            log(
+                f"step {step}/{steps}: loss {total / count:.4f}, "
+                f"validation cell accuracy {acc:.4%} ({time.perf_counter() - t0:.0f} s)"
+            )
+            total, count = 0.0, 0
+            if acc >= best:
+                best = acc
+                best_state = {k: v.clone() for k, v in model.state_dict().items()}
     model.load_state_dict(best_state)
     model.eval()
     return model
@@ -303,7 +307,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sheets", type=int, default=700)
     ap.add_argument("--val-sheets", type=int, default=120)
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--steps", type=int, default=4000, help="training batches")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
@@ -322,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
         f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
         f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
     )
-    model = train(data, val, args.epochs, args.batch, args.lr, args.seed, args.threads)
+    model = train(data, val, args.steps, args.batch, args.lr, args.seed, args.threads)
 
     from models.net import export_onnx
 
@@ -333,7 +337,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_seeds": [0, args.train_sheets - 1],
         "validation_seeds": [VALIDATION_SEED, VALIDATION_SEED + args.val_sheets - 1],
         "train_cells": int(len(data.labels)),
-        "epochs": args.epochs,
+        "steps": args.steps,
         "batch": args.batch,
         "lr": args.lr,
         "seed": args.seed,

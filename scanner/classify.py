@@ -10,6 +10,7 @@ for review with their candidates.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -99,17 +100,26 @@ def predict_probabilities(
 
 def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
     """Force printed terrain; forbid ``^``/``#`` elsewhere; renormalise."""
+    printed = _printed_table(layout)
     out = probs.copy()
-    printed_cols = [CLASSES.index(s) for s in _PRINTED]
-    for i in range(SIZE * SIZE):
-        printed = layout.printed(divmod(i, SIZE))
-        if printed is not None:
-            out[i] = 0.0
-            out[i, CLASSES.index(printed)] = 1.0
-        else:
-            out[i, printed_cols] = 0.0
-            out[i] /= max(out[i].sum(), 1e-12)
+    out[:, [CLASSES.index(s) for s in _PRINTED]] = 0.0
+    out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
+    fixed = printed >= 0
+    out[fixed] = 0.0
+    out[fixed, printed[fixed]] = 1.0
     return out
+
+
+@lru_cache(maxsize=16)
+def _printed_table(layout: Layout) -> np.ndarray:
+    """(121,) class index of the printed terrain per cell, -1 where nothing is printed."""
+    table = np.full(SIZE * SIZE, -1)
+    for i in range(SIZE * SIZE):
+        sym = layout.printed(divmod(i, SIZE))
+        if sym is not None:
+            table[i] = CLASSES.index(sym)
+    table.flags.writeable = False
+    return table
 
 
 def review_cells(
@@ -121,17 +131,16 @@ def review_cells(
     """Cells whose top probability is below ``min_prob`` or whose top two are close."""
     out = []
     order = np.argsort(-probs, axis=1)
-    for i in range(SIZE * SIZE):
-        space = divmod(i, SIZE)
-        if layout.printed(space) is not None:
-            continue
-        p1, p2 = probs[i, order[i, 0]], probs[i, order[i, 1]]
+    top2 = np.take_along_axis(probs, order[:, :2], axis=1)
+    doubtful = (top2[:, 0] < min_prob) | (top2[:, 0] - top2[:, 1] < min_margin)
+    doubtful &= _printed_table(layout) < 0
+    for i in np.flatnonzero(doubtful):
+        space = divmod(int(i), SIZE)
+        p1, p2 = top2[i]
         if p1 < min_prob:
             reason = "low confidence"
-        elif p1 - p2 < min_margin:
-            reason = "close call"
         else:
-            continue
+            reason = "close call"
         candidates = {
             CLASSES[k]: round(float(probs[i, k]), 3)
             for k in order[i]
@@ -172,17 +181,13 @@ def classify_cells(
     confidence = tuple(
         tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
     )
-    fit = [
-        raw[r * SIZE + c, CLASSES.index(layout.printed((r, c)))]
-        for r in range(SIZE)
-        for c in range(SIZE)
-        if layout.printed((r, c)) is not None
-    ]
+    printed = _printed_table(layout)
+    fit = raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,
         confidence=confidence,
         probabilities=probs,
         model_probabilities=raw,
         review=review_cells(probs, layout, min_prob, min_margin),
-        printed_fit=float(np.mean(fit)) if fit else 1.0,
+        printed_fit=float(fit.mean()) if fit.size else 1.0,
     )
