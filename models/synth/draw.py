@@ -21,6 +21,8 @@ from models.synth.game import Game
 from models.synth.template import Printing, print_xy
 from scanner import geometry as g
 from scoring.board import EMPTY, FARM, FOREST, MONSTER, VILLAGE, WATER
+from scoring.cards import CARDS
+from scoring.i18n import solo_title
 
 STYLES = ("graphite", "pencil-hatch", "pencil-hatch-icon", "ballpoint", "minimal")
 STYLE_WEIGHTS = (0.25, 0.15, 0.2, 0.2, 0.2)
@@ -376,6 +378,7 @@ def draw_game(
     _smudges(fill, ink, cv, grid, style, rng)
     _coin_marks(ink, cv, pr, game.coins, style, rng)
     _numbers(ink, cv, pr, written, style, rng)
+    _name_and_title(ink, cv, pr, game, written, style, rng)
     return _composite(img, fill, ink, style, rng)
 
 
@@ -493,6 +496,47 @@ def _numbers(ink, cv: Canvas, pr: Printing, written: dict, style: Style, rng) ->
             _write(ink, cv, pr, text, box.center, height, dark, style, rng)
     sx, sy = print_xy(pr, *g.TOTAL_SHIELD_XY)
     _write(ink, cv, pr, str(written["total"]), (sx, sy - 0.05), 0.45, dark, style, rng, True)
+
+
+NAMES = (
+    "Anna",
+    "Ben",
+    "Chiara",
+    "Dario",
+    "Elodie",
+    "Farid",
+    "Giulia",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kim",
+    "Luca",
+    "Marta",
+    "Noah",
+    "Olga",
+    "Pablo",
+    "Rosa",
+    "Sven",
+    "Tom",
+    "Wei",
+)
+
+
+def _name_and_title(ink, cv: Canvas, pr, game: Game, written: dict, style: Style, rng) -> None:
+    """Often the player's name on the CARTOGRAPHER line, sometimes the solo title earned."""
+    if not written:
+        return
+    dark = _darkness(style.pen)
+    if rng.random() < 0.6:
+        name = str(rng.choice(NAMES))
+        x, y = print_xy(pr, 1.4, -2.12)
+        _write(ink, cv, pr, name, (x, y), 0.3, dark, style, rng, True)
+    if rng.random() < 0.4:
+        rating = written["total"] - sum(CARDS[c].solo for c in game.cards.values())
+        title = solo_title(rating)
+        if title:
+            x, y = print_xy(pr, 1.3, -0.84)
+            _write(ink, cv, pr, title, (x, y), 0.22, dark, style, rng, True)
 
 
 def _write(ink, cv: Canvas, pr, text, center, height, dark, style, rng, placed=False) -> None:

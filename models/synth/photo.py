@@ -54,6 +54,7 @@ class Shot:
     table: str
     sheet_shadow: float
     pencils: int = 0
+    sharpen: float = 0.0  # unsharp-mask amount of the phone's processing
 
 
 def rng_for(seed: int, difficulty: str, purpose: str) -> np.random.Generator:
@@ -148,6 +149,7 @@ def random_shot(rng: np.random.Generator, difficulty: str) -> Shot:
         table=str(rng.choice(scene.TABLES[:-1])),
         sheet_shadow=rng.uniform(0.1, 0.4),
         pencils=int(rng.choice([0, 0, 1, 2])) if hard else int(rng.choice([0, 0, 0, 1])),
+        sharpen=rng.uniform(0.3, 0.9) if rng.random() < 0.7 else 0.0,
     )
 
 
@@ -205,6 +207,8 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     gain = scene.detail_gain(gain, alpha, rng, shot.sheet_shadow, shot.noise)
     img = scene.apply_light(img, gain, glare)
     img = scene.sensor_noise(img, rng, shot.noise)
+    if shot.sharpen > 0:  # the phone's own sharpening, noise included
+        img = scene.sharpen(img, shot.sharpen, max(0.8, 1.6 * px))
     truth = ground_truth(seed, difficulty, sheet, shot)
     return img, truth, shot
 

@@ -222,6 +222,12 @@ def focus_ramp(sharp: np.ndarray, blurred: np.ndarray, rng: np.random.Generator)
     return cv2.add(keep, cv2.multiply(blurred, m3, scale=1 / 255))
 
 
+def sharpen(img: np.ndarray, amount: float, sigma: float) -> np.ndarray:
+    """Unsharp mask: ``img + amount * (img - blur(img))``."""
+    blurred = cv2.GaussianBlur(img, (0, 0), sigma)
+    return cv2.addWeighted(img, 1 + amount, blurred, -amount, 0)
+
+
 def motion_blur(img: np.ndarray, rng: np.random.Generator, length: float) -> np.ndarray:
     k = max(3, int(round(length)) | 1)
     kernel = np.zeros((k, k), np.float32)

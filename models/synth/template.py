@@ -171,8 +171,8 @@ def _torn_alpha(cv: Canvas, rng: np.random.Generator) -> np.ndarray:
 
 
 def _age(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
-    """Darken and yellow the paper toward its edges; a few faint stains."""
-    small = Canvas(cv.ppc / 8, cv.origin, cv.width // 8 + 1, cv.height // 8 + 1)
+    """Darken and yellow the paper toward its edges; faint stains; a few soft creases."""
+    small = Canvas(cv.ppc / 4, cv.origin, cv.width // 4 + 1, cv.height // 4 + 1)
     m = small.blank(1)
     p = g.page_box()
     small.rect(m, p.x0 + 0.5, p.y0 + 0.5, p.x1 - 0.5, p.y1 - 0.5, 255)
@@ -180,10 +180,19 @@ def _age(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) ->
     edge = (np.clip(d / 0.5, 0, 1) ** 2).astype(np.float32)
     stains = np.clip(smooth_noise(rng, m.shape, 5, octaves=2) - 0.6, 0, None) * 0.6
     dark = (edge * 0.10 * pr.age + stains * 0.08 * pr.age).astype(np.float32)
+    # Creases: light on one side of the fold line, shaded on the other.
+    yy, xx = np.mgrid[0 : small.height, 0 : small.width].astype(np.float32)
+    cx = (xx + 0.5) / small.ppc + small.origin[0]
+    cy = (yy + 0.5) / small.ppc + small.origin[1]
+    for _ in range(int(rng.integers(0, 4))):
+        a = rng.uniform(0, np.pi)
+        x0, y0 = rng.uniform(p.x0, p.x1), rng.uniform(p.y0, p.y1)
+        dist = ((cx - x0) * np.sin(a) - (cy - y0) * np.cos(a)) / rng.uniform(0.08, 0.3)
+        dark += rng.uniform(0.02, 0.06) * dist * np.exp(-(dist**2))
     gain = np.stack([1 - dark * 1.6, 1 - dark * 1.0, 1 - dark * 0.6], axis=-1)
-    gain = np.clip(gain * 255, 0, 255).astype(np.uint8)
+    gain = np.clip(gain * 200, 0, 255).astype(np.uint8)
     gain = cv2.resize(gain, (cv.width, cv.height), interpolation=cv2.INTER_LINEAR)
-    return cv2.multiply(img, gain, scale=1 / 255)
+    return cv2.multiply(img, gain, scale=1 / 200)
 
 
 # ---- printed elements -------------------------------------------------------------------
