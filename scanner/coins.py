@@ -6,7 +6,7 @@ at the right end of the track (a game rarely earns more than 11 coins):
 
 1. every coin is located near its printed place (a bright disc in a dark ring),
    and a straight row is fitted through the 14 positions;
-2. the light along the track is measured on the band between the coins and
+2. the light at each coin is measured on the band just above and below it and
    divided out, so shadows and glare do not read as marks;
 3. a coin's *mark* is how much darker than the reference coin its disc is;
 4. the count is the split (marked on the left, unmarked on the right) that best
@@ -97,25 +97,25 @@ def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:
 
 
 def _track_light(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Light level at each coin: the band between coins, smoothed along the track."""
-    step = centres[1] - centres[0]
-    mids = np.vstack(
-        [centres[0] - step / 2, (centres[:-1] + centres[1:]) / 2, centres[-1] + step / 2]
-    )
+    """Light level at each coin: the band just above and below it, smoothed along the track."""
+    px = g.CANON_PX_PER_CELL
     h, w = grey.shape
+    gap = int(round(0.25 * px))  # between the coin's edge (0.2) and the band's (0.3)
+    half_w = int(round(0.2 * px))
     levels = []
-    for x, y in mids:
+    for x, y in centres:
         x, y = int(round(x)), int(round(y))
-        patch = grey[max(0, y - 6) : min(h, y + 7), max(0, x - 2) : min(w, x + 3)]
-        levels.append(float(np.median(patch)) if patch.size else 1.0)
+        strips = [
+            grey[max(0, y + d - 1) : min(h, y + d + 2), max(0, x - half_w) : min(w, x + half_w)]
+            for d in (-gap, gap)
+        ]
+        values = np.concatenate([s.ravel() for s in strips])
+        levels.append(float(np.median(values)) if values.size else 1.0)
+    # A running median of three follows shadow edges and ignores one stroke-covered strip.
     levels = np.array(levels)
-    t = np.arange(len(levels), dtype=np.float64)
-    keep = np.ones(len(levels), bool)
-    for _ in range(3):
-        coef = np.polyfit(t[keep], levels[keep], 2)
-        res = np.abs(levels - np.polyval(coef, t))
-        keep = res <= max(3.0, 2.5 * float(np.median(res)))
-    return np.maximum(np.polyval(coef, np.arange(g.COIN_COUNT) + 0.5), 1.0)
+    padded = np.concatenate([levels[:1], levels, levels[-1:]])
+    smooth = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    return np.maximum(smooth, 1.0)
 
 
 def _patches(image: np.ndarray, centres: np.ndarray, half: int) -> np.ndarray:
@@ -136,23 +136,24 @@ def _patches(image: np.ndarray, centres: np.ndarray, half: int) -> np.ndarray:
 def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[int, float]:
     """Best count n (coins [0, n) marked, [n, 14) not) and a confidence in 0..1.
 
+    The count is where the marks drop most between the (up to) three coins
+    before and the three after: a local step, so a slow drift of the marks
+    along the track (light, print) does not move it.
+
     >>> split_marks(np.array([0.2, 0.2, 0.19] + [0.0] * 11))[0]
     3
     >>> split_marks(np.zeros(14))[0]
     0
     """
     marks = np.asarray(marks, np.float64)
-    best_n, best_sse = 0, np.inf
-    for n in range(1, len(marks)):
-        a, b = marks[:n], marks[n:]
-        sse = ((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()
-        if sse < best_sse:
-            best_n, best_sse = n, sse
-    a, b = marks[:best_n], marks[best_n:]
-    contrast = a.mean() - b.mean()
-    if contrast < min_contrast:
+    steps = np.array(
+        [marks[max(0, n - 3) : n].mean() - marks[n : n + 3].mean() for n in range(1, len(marks))]
+    )
+    n = int(np.argmax(steps)) + 1
+    step = float(steps[n - 1])
+    if step < min_contrast:
         # Nothing marked: sure when every coin looks like the reference.
         return 0, float(np.clip(1.0 - marks.max() / (2 * min_contrast), 0.0, 1.0))
-    # How cleanly the two groups separate: the gap between them over the contrast.
-    gap = a.min() - b.max()
-    return best_n, float(np.clip(0.5 + gap / contrast, 0.0, 1.0))
+    # How cleanly the two groups separate: the gap between them over the step.
+    gap = marks[:n].min() - marks[n:].max()
+    return n, float(np.clip(0.5 + gap / step, 0.0, 1.0))

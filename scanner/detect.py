@@ -650,16 +650,7 @@ def _measure_intersections(
     if typical <= 0.5:
         return None
     valid = strength > 0.3 * typical
-    curves = np.full((2, N + 1, N + 1), np.nan)  # line k evaluated at crossings 0..N
-    nodes_at = np.arange(N + 1.0)
-    for axis in range(2):
-        for k in range(N + 1):
-            ok = valid[axis, k]
-            if ok.sum() == 0:
-                continue
-            deg = min(2, int(ok.sum()) - 1)
-            coef = np.polyfit(along[ok], pos[axis, k, ok], deg, w=strength[axis, k, ok])
-            curves[axis, k] = np.polyval(coef, nodes_at)
+    curves = _quadratic_through(along, pos, np.where(valid, strength, 0.0), np.arange(N + 1.0))
     # Crossing of vertical line c and horizontal line r, canvas cells.
     xs, ys = curves[0].T, curves[1]  # xs[r, c], ys[r, c]
     found = ~(np.isnan(xs) | np.isnan(ys))
@@ -676,6 +667,29 @@ def _measure_intersections(
     agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
     frame = _frame_share(vertical, horizontal, px, margin)
     return _Measurement(new_h, src_a, dst_a, inliers.ravel().astype(bool), agree, frame)
+
+
+def _quadratic_through(
+    t: np.ndarray, values: np.ndarray, weights: np.ndarray, at: np.ndarray
+) -> np.ndarray:
+    """Weighted quadratic fits of ``values[..., :]`` against ``t``, evaluated ``at``.
+
+    Batched over the leading axes. A small ridge on the slope and curvature makes
+    lines with one or two pieces fall back to a constant or a straight line;
+    lines with no weight at all give NaN.
+    """
+    centre, half = t.mean(), max(float(np.ptp(t)) / 2, 1e-9)
+    basis = np.stack([np.ones_like(t), (t - centre) / half, ((t - centre) / half) ** 2], -1)
+    gram = np.einsum("...c,ci,cj->...ij", weights, basis, basis)
+    total = weights.sum(-1)
+    ridge = 1e-3 * np.maximum(total, 1e-9)[..., None, None] * np.diag([0.0, 1.0, 1.0])
+    rhs = np.einsum("...c,ci,...c->...i", weights, basis, values)
+    gram = gram + ridge + np.eye(3) * 1e-12
+    coef = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    u = (at - centre) / half
+    out = coef[..., :1] + coef[..., 1:2] * u + coef[..., 2:3] * u**2
+    out[total <= 0] = np.nan
+    return out
 
 
 def _robust_homography(
@@ -807,12 +821,12 @@ def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin
     )
     outward = np.arange(-int(round((FRAME_WIDTH + 0.12) * px)), int(round(0.06 * px)) + 1)
 
+    seg_v = vertical[band].mean(axis=1)  # (n, width): per cell segment, across x
+    seg_h = horizontal[:, band].mean(axis=2).T  # (n, height): per cell segment, across y
+
     def strip(response: np.ndarray, line: float, sign: int, along_rows: bool) -> np.ndarray:
         cols = int(round((line + margin) * px)) + sign * outward
-        cut = (
-            response[band][:, :, cols] if along_rows else response[cols][:, band].transpose(1, 2, 0)
-        )
-        return cut.mean(axis=1).sum(axis=-1)  # (n,) per segment
+        return (seg_v if along_rows else seg_h)[:, cols].sum(axis=1)  # (n,) per segment
 
     inner = [strip(vertical, k, 1, True) for k in range(1, n)]
     inner += [strip(horizontal, k, 1, False) for k in range(1, n)]

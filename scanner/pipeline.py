@@ -13,7 +13,15 @@ import cv2
 import numpy as np
 
 from scanner.coins import CoinReading, read_coin_track
-from scanner.detect import Detection, Pyramid, find_grid, ink_image
+from scanner.detect import (
+    Detection,
+    GridFit,
+    Pyramid,
+    cell_size_px,
+    find_grid,
+    fine_fit,
+    ink_image,
+)
 from scanner.errors import ClassifierUnavailable, SheetNotFound
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL
 from scanner.load import Photo, load_photo
@@ -64,14 +72,38 @@ def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
     if side not in ("auto", "A", "B"):
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     photo = load_photo(source)
-    return scan_image(photo, side)
+    detection = find_grid(photo.image)
+    best = detection.best
+    small = best is None or cell_size_px(best.homography) < SMALL_CELL_PX
+    if small and photo.scale < 1 and not isinstance(source, np.ndarray):
+        # A small sheet in a big photo: decode twice as large and look again there.
+        finer = load_photo(source, work_long_side=2 * max(photo.image.shape[:2]))
+        refined = _look_again(finer, best, finer.scale / photo.scale)
+        if refined.best is not None and (best is None or refined.best.score >= best.score - 0.02):
+            photo, detection = finer, refined
+    return scan_image(photo, side, detection)
 
 
-def scan_image(photo: Photo, side: str = "auto") -> Scan:
-    """:func:`scan_photo` on an already loaded photo."""
+SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
+
+
+def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detection:
+    """Detection on a larger decode: refit the previous grid there, or search afresh."""
+    pyramid = Pyramid(ink_image(photo.image))
+    if previous is not None:
+        s = np.array([[factor, 0, 0.5 * factor - 0.5], [0, factor, 0.5 * factor - 0.5], [0, 0, 1]])
+        quad = previous.quad * factor + 0.5 * factor - 0.5
+        fit = fine_fit(pyramid, s @ previous.homography, quad, previous.source)
+        if fit is not None and fit.score >= previous.score - 0.02:
+            return Detection(best=fit, candidates=[(fit.source, quad, fit.score)])
+    return find_grid(photo.image, pyramid)
+
+
+def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = None) -> Scan:
+    """:func:`scan_photo` on an already loaded photo (and, optionally, its detection)."""
     image = photo.image
-    pyramid = Pyramid(ink_image(image))
-    detection = find_grid(image, pyramid)
+    if detection is None:
+        detection = find_grid(image, Pyramid(ink_image(image)))
     best = detection.best
     if best is None:
         raise SheetNotFound(
