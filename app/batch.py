@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,9 @@ INT_COLUMNS = frozenset(
 
 
 NO_CARDS = "no cards (give --cards, --cards-file, a cartoscore.toml or a 'cards:' header)"
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class BadResultsFile(ValueError):
@@ -323,36 +327,67 @@ def run_jobs(
     workers: int,
     on_result: Callable[[dict], None],
     model: str | None = None,
+    worker: Callable[[Job], dict] | None = None,
 ) -> None:
     """Score ``jobs`` on ``workers`` processes (0: in this process), calling ``on_result``
-    in the main process as each finishes (in completion order). ``model``: another cell
-    model file (benchmarks, tests)."""
+    in the main process as each finishes (in completion order).
+
+    ``model``: another cell model file (benchmarks); ``worker``: another module-level
+    function in place of :func:`score_job` (tests).
+    """
+    worker = worker or score_job
     if workers <= 0:
         init_worker(model)
         for job in jobs:
-            on_result(score_job(job))
+            on_result(worker(job))
         return
-    # spawn: workers start clean (no inherited threads or sessions) on every platform.
+    # spawn: workers start clean (no inherited threads or sessions) on every platform;
+    # one thread each for the BLAS/OpenMP pools they import (workers are the parallelism).
+    for var in THREAD_VARS:
+        os.environ.setdefault(var, "1")
     context = multiprocessing.get_context("spawn")
+    todo = list(jobs)
+    while todo:
+        suspects, todo = _run_pool(todo, workers, on_result, model, context, worker)
+        # A worker died (out of memory, a crash in native code): the pool broke and lost
+        # the jobs it held. Retry each alone in a fresh worker, so only the sheet that
+        # kills its worker gets an error row; the jobs not yet started go on in a new pool.
+        for job in suspects:
+            if _run_pool([job], 1, on_result, model, context, worker)[0]:
+                on_result(error_row(job.source, "the worker process died while scoring it"))
+
+
+def _run_pool(jobs, workers, on_result, model, context, worker) -> tuple[list[Job], list[Job]]:
+    """Run ``jobs`` on one pool. When a worker dies: (jobs it held, jobs not started)."""
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=init_worker, initargs=(model,)
     ) as pool:
-        pending: set[Future] = set()
+        pending: dict[Future, Job] = {}
         queue: Iterator[Job] = iter(jobs)
         # Keep a few jobs per worker queued: enough to stay busy, few to cancel on Ctrl-C.
         for job in _take(queue, 2 * workers):
-            pending.add(pool.submit(score_job, job))
+            pending[pool.submit(worker, job)] = job
+        lost: list[Job] = []
         try:
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    on_result(future.result())
+                    job = pending.pop(future)
+                    try:
+                        row = future.result()
+                    except BrokenProcessPool:
+                        lost.append(job)
+                        continue
+                    on_result(row)
+                if lost:
+                    return lost + list(pending.values()), list(queue)
                 for job in _take(queue, len(done)):
-                    pending.add(pool.submit(score_job, job))
+                    pending[pool.submit(worker, job)] = job
         except BaseException:
             for future in pending:
                 future.cancel()
             raise
+    return [], []
 
 
 def _take(it: Iterator[Job], n: int) -> list[Job]:

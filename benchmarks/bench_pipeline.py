@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -91,6 +92,8 @@ def main() -> None:
 
     classify.set_threads(1)
 
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{os.cpu_count()} CPUs, load average {load:.1f} before the run (others share them)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         t = time.perf_counter()

@@ -201,3 +201,28 @@ def test_a_map_files_own_header_wins_over_the_folders_settings(tmp_path):
     out = tmp_path / "r.csv"
     assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
     assert [r["total"] for r in read_results(out)] == [96]
+
+
+def dies_on_poison(job):
+    """A worker function that kills its process on one sheet (a native crash, an OOM kill)."""
+    import os
+
+    if "poison" in job.source:
+        os._exit(3)
+    return app.batch.score_job(job)
+
+
+def test_a_worker_that_dies_costs_only_its_own_sheet(folder, tmp_path):
+    (folder / "broken.jpg").unlink()
+    poison = folder / "poison.txt"
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", poison)
+    jobs = [app.batch.Job(f) for f in collect_inputs([folder]).files]
+    rows = []
+    app.batch.run_jobs(jobs, 2, rows.append, worker=dies_on_poison)
+    assert sorted(Path(r["source"]).name for r in rows) == sorted(Path(j.source).name for j in jobs)
+    [dead] = [r for r in rows if r["error"]]
+    assert dead["error"] == f"{poison}: the worker process died while scoring it"
+    assert {Path(r["source"]).stem: r["total"] for r in rows if not r["error"]} == {
+        **TOTALS,
+        "copy-a": 96,
+    }
