@@ -174,11 +174,16 @@ def _house(rng, variant):
 
 
 def _farm(rng, variant):
-    if variant == 0:  # wheat stalk
-        lines = [[(0.5, 0.9), (0.5, 0.18)]]
-        for y in (0.25, 0.37, 0.49, 0.61):
-            lines.append([(0.5, y + 0.08), (0.36, y)])
-            lines.append([(0.5, y + 0.08), (0.64, y)])
+    if variant == 0:  # wheat stalk: a stem with oval grains either side
+        lines = [[(0.5, 0.9), (0.5, 0.2)]]
+        t = np.linspace(0, 2 * np.pi, 10)
+        grain = np.stack([0.045 * np.cos(t), 0.09 * np.sin(t)], 1)
+        for k, y in enumerate((0.26, 0.38, 0.5, 0.62)):
+            for side in (-1, 1):
+                a = side * 0.6
+                rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+                lines.append(grain @ rot.T + (0.5 + side * 0.07, y + 0.02 * (k % 2)))
+        lines.append(grain + (0.5, 0.14))
         return lines
     if variant == 1:  # furrows
         return [[(0.18, y + 0.1), (0.82, y - 0.1)] for y in (0.3, 0.5, 0.7)]
