@@ -600,6 +600,7 @@ def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, 
 
 
 CHUNKS = 4  # each interior line is measured in this many pieces along its length
+DEGREE = 2  # polynomial through a line's pieces (bent paper)
 
 
 def _measure_intersections(
@@ -679,15 +680,17 @@ def _quadratic_through(
     lines with no weight at all give NaN.
     """
     centre, half = t.mean(), max(float(np.ptp(t)) / 2, 1e-9)
-    basis = np.stack([np.ones_like(t), (t - centre) / half, ((t - centre) / half) ** 2], -1)
+    degree = min(DEGREE, len(t) - 1)
+    basis = np.stack([((t - centre) / half) ** d for d in range(degree + 1)], -1)
     gram = np.einsum("...c,ci,cj->...ij", weights, basis, basis)
     total = weights.sum(-1)
-    ridge = 1e-3 * np.maximum(total, 1e-9)[..., None, None] * np.diag([0.0, 1.0, 1.0])
+    penalty = np.diag([0.0] + [1.0] * degree)
+    ridge = 1e-3 * np.maximum(total, 1e-9)[..., None, None] * penalty
     rhs = np.einsum("...c,ci,...c->...i", weights, basis, values)
-    gram = gram + ridge + np.eye(3) * 1e-12
+    gram = gram + ridge + np.eye(degree + 1) * 1e-12
     coef = np.linalg.solve(gram, rhs[..., None])[..., 0]
     u = (at - centre) / half
-    out = coef[..., :1] + coef[..., 1:2] * u + coef[..., 2:3] * u**2
+    out = sum(coef[..., d : d + 1] * u**d for d in range(degree + 1))
     out[total <= 0] = np.nan
     return out
 
