@@ -187,12 +187,14 @@ def _farm(rng, variant):
         return lines
     if variant == 1:  # furrows
         return [[(0.18, y + 0.1), (0.82, y - 0.1)] for y in (0.3, 0.5, 0.7)]
-    if variant == 3:  # rows of sprouts
-        return [
-            [(x - 0.07, y - 0.1), (x, y), (x + 0.07, y - 0.1)]
-            for y in (0.42, 0.72)
-            for x in (0.27, 0.5, 0.73)
-        ]
+    if variant == 3:  # two rows of upright sprouts: a stem with a leaf each side
+        out = []
+        for y in (0.45, 0.78):
+            for x in (0.27, 0.5, 0.73):
+                out.append([(x, y), (x, y - 0.22)])
+                out.append([(x, y - 0.1), (x - 0.07, y - 0.17)])
+                out.append([(x, y - 0.13), (x + 0.07, y - 0.2)])
+        return out
     dots = []  # dotted rows
     for y in (0.3, 0.5, 0.7):
         for x in (0.25, 0.42, 0.59, 0.76):
