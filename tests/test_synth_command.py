@@ -68,3 +68,17 @@ def test_committed_sample_photos_carry_consistent_truth():
         maps = [Map(tuple(g), LAYOUTS[truth["side"]]) for g in truth["season_grids"]]
         result = score_game(maps, truth["cards"], truth["season_coins"])
         assert result.total == truth["written"]["total"], photo.name
+
+
+def test_committed_samples_are_what_their_seeds_render(tmp_path):
+    """The sample names carry their seed; the truth must still come out of it (re-render
+    the samples when the synthesis changes)."""
+    from pathlib import Path
+
+    from models.synth import write_sample
+
+    root = Path(__file__).resolve().parents[1] / "samples" / "photos"
+    for photo in sorted(root.glob("synth-*.jpg")):
+        seed = int(photo.stem.split("-")[1])
+        truth = write_sample(tmp_path / photo.name, seed, "normal", quality=85)
+        assert truth == json.loads(photo.with_suffix(".json").read_text()), photo.name
