@@ -135,8 +135,10 @@ def score(
         raise _usage(f"--per-season takes 1 to 4 inputs (spring..winter), got {len(inputs)}")
     if explain is not None and overlay is None:
         raise _usage("--explain draws on the overlay: give --overlay PATH too")
-    if deal is None and cards_file is not None:
-        deal = _load_settings(cards_file).cards
+    if cards_file is not None:
+        settings = _load_settings(cards_file)
+        side_key = side_key or settings.side
+        deal = deal or settings.cards
         if deal is None:
             raise _usage(f"{cards_file}: no cards in this file")
     if deal is not None:
@@ -162,7 +164,7 @@ def score(
             loaded.append((str(path), None, _one_line(err)))
             failed = True
 
-    draw = _overlay_writer(overlay, explain, len(inputs), debug) if overlay is not None else None
+    draw = _overlay_writer(overlay, explain, len(inputs)) if overlay is not None else None
     if per_season:
         failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw)
     else:
@@ -197,7 +199,7 @@ def _nearby_settings(path: Path):
     return None if found is None else _load_settings(found)
 
 
-def _overlay_writer(target: Path, explain: str | None, n_inputs: int, debug: bool):
+def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
     """A function (sheet, view, game, index) writing the overlay of one input."""
 
     def draw(sheet, view, game, index: int) -> None:
@@ -343,8 +345,10 @@ def batch(
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)
-    if deal is None and cards_file is not None:
-        deal = _load_settings(cards_file).cards
+    if cards_file is not None:
+        settings = _load_settings(cards_file)
+        side_key = side_key or settings.side
+        deal = deal or settings.cards
         if deal is None:
             raise _usage(f"{cards_file}: no cards in this file")
     if deal is not None:
