@@ -98,9 +98,7 @@ def build_set(seeds: list[int], workers: int, difficulty: str | None = None) -> 
 
 def cached_set(name: str, seeds: list[int], workers: int, difficulty: str | None = None) -> CellSet:
     """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo)."""
-    from models import synth
-
-    tag = getattr(synth, "VERSION", "0")
+    tag = _synth_version()
     path = CACHE_DIR / f"{name}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
     if path.exists():
         z = np.load(path, allow_pickle=False)
@@ -185,12 +183,14 @@ def train(
     seed: int,
     threads: int,
     evals: int = 8,
+    init: Path | None = None,
     log=print,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
     Validates ``evals`` times, evenly spaced, and returns the model with the best
-    validation cell accuracy (ties: the later one).
+    validation cell accuracy (ties: the later one). ``init`` starts from saved weights
+    (fine-tuning on a newer rendering) instead of from scratch.
     """
     import torch
     from torch import nn
@@ -201,6 +201,8 @@ def train(
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     model = CellNet()
+    if init is not None:
+        model.load_state_dict(torch.load(init, weights_only=True))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -303,6 +305,12 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     }
 
 
+def _synth_version() -> str:
+    from models import synth
+
+    return str(getattr(synth, "VERSION", "?"))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sheets", type=int, default=700)
@@ -314,10 +322,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--init", type=Path, help="start from these torch weights (.pt)")
+    ap.add_argument("--first-seed", type=int, default=0, help="first training seed")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    train_seeds = list(range(args.train_sheets))
+    train_seeds = list(range(args.first_seed, args.first_seed + args.train_sheets))
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
     data = cached_set("train", train_seeds, args.workers)
     val = cached_set("val", val_seeds, args.workers)
@@ -326,15 +336,24 @@ def main(argv: list[str] | None = None) -> None:
         f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
         f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
     )
-    model = train(data, val, args.steps, args.batch, args.lr, args.seed, args.threads)
+    model = train(
+        data, val, args.steps, args.batch, args.lr, args.seed, args.threads, init=args.init
+    )
+
+    import torch
 
     from models.net import export_onnx
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, str(args.out))
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    weights = CACHE_DIR / f"{args.out.stem}.pt"
+    torch.save(model.state_dict(), weights)
     metrics = evaluate_onnx(args.out, val)
     metrics["training"] = {
-        "train_seeds": [0, args.train_sheets - 1],
+        "train_seeds": [args.first_seed, args.first_seed + args.train_sheets - 1],
+        "init": str(args.init) if args.init else None,
+        "synth_version": _synth_version(),
         "validation_seeds": [VALIDATION_SEED, VALIDATION_SEED + args.val_sheets - 1],
         "train_cells": int(len(data.labels)),
         "steps": args.steps,
@@ -348,7 +367,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     metrics_path = args.out.with_suffix(".metrics.json")
     metrics_path.write_text(json.dumps(metrics, indent=1) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and {metrics_path}")
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes), {metrics_path}, {weights}")
     print(
         f"validation cell accuracy {metrics['cell_accuracy']:.4%}, "
         f"sheets all right {metrics['sheets_all_right']:.1%}"
