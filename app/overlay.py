@@ -210,6 +210,7 @@ def _draw_title(
 def write_overlay(path: str | Path, image: np.ndarray) -> None:
     """Write the overlay (PNG, JPEG... by the file's extension); OSError if it cannot."""
     path = Path(path)
-    ok = cv2.imwrite(str(path), image)
+    params = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.suffix.lower() in (".jpg", ".jpeg") else []
+    ok = cv2.imwrite(str(path), image, params)
     if not ok:
         raise OSError(f"{path}: cannot write the overlay image (unknown extension or path)")

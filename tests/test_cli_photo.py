@@ -201,3 +201,19 @@ def test_read_can_write_the_overlay_too(photo, stand_in, tmp_path):
     w, h = g.canonical_size()
     assert cv2.imread(str(out)).shape == (h, w, 3)
     assert "side: A" in res.stdout
+
+
+def test_an_iphone_heic_photo_is_read(photo, stand_in, tmp_path):
+    from PIL import Image
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    path, truth = photo
+    with Image.open(path) as im:
+        small = im.resize((im.width * 1100 // max(im.size), im.height * 1100 // max(im.size)))
+    heic = tmp_path / "IMG_0001.HEIC"
+    small.save(heic, format="HEIF", quality=85)
+    res = run("score", str(heic), "--cards", DEAL, "--json")
+    assert res.exit_code == 0, res.stderr
+    obj = json.loads(res.stdout)
+    assert obj["source"] == str(heic) and obj["side"] == truth["side"]
