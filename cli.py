@@ -20,6 +20,7 @@ app = typer.Typer(
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports Ctrl-C
 
 
 def _err(message: str) -> None:
@@ -385,7 +386,15 @@ def batch(
     from app.batch_report import print_summary, run_with_progress, write_html
 
     console = Console(highlight=False, stderr=False)
-    new_rows = run_with_progress(jobs, n_workers, out, console)
+    try:
+        new_rows = run_with_progress(jobs, n_workers, out, console)
+    except KeyboardInterrupt:
+        saved = len(read_results(out)) - len(previous)
+        _err(
+            f"interrupted: {saved} more sheets saved in {out}; "
+            "run the same command again to score the rest"
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     rows = read_results(out)
     if html is not None:
         write_html(html, rows, overlay_dir)

@@ -109,7 +109,8 @@ def test_resume_after_an_interruption_scores_only_the_rest(folder, tmp_path, mon
 
     monkeypatch.setattr(app.batch, "score_job", interrupted)
     res = run("batch", str(folder), "--out", str(out), "--workers", "0")
-    assert res.exit_code != 0
+    assert res.exit_code == 130
+    assert "interrupted: 2 more sheets saved" in res.stderr
     assert [r["source"] for r in read_results(out)] == calls  # both kept, flushed
     monkeypatch.setattr(app.batch, "score_job", real)
     seen = []
