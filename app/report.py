@@ -83,6 +83,14 @@ def sheet_json(
         "explanations": {e: r.explanation.to_json() for e, r in on_map.card_results.items()},
     }
     out["notes"] = sheet_notes(sheet, on_map)
+    if sheet.fit is not None:  # photos: how sure the scanner was
+        out["scan"] = {
+            "fit": round(float(sheet.fit), 3),
+            "orientation": sheet.orientation,
+            "coin_confidence": None
+            if sheet.coin_confidence is None
+            else round(float(sheet.coin_confidence), 3),
+        }
     if sheet.confidence is not None or sheet.review:
         out["review"] = [
             {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}

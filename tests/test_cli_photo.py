@@ -61,6 +61,8 @@ def test_photo_json_has_the_contract_fields(photo, stand_in):
     assert isinstance(obj["coins"], int) and 0 <= obj["coins"] <= 14
     assert [s["season"] for s in obj["seasons"]] == ["spring", "summer", "fall", "winter"]
     assert obj["total"] == sum(s["total"] for s in obj["seasons"])
+    assert 0.5 < obj["scan"]["fit"] <= 1 and obj["scan"]["orientation"] in (0, 90, 180, 270)
+    assert 0 <= obj["scan"]["coin_confidence"] <= 1
     for item in obj["review"]:
         parse_space(item["space"])
         assert item["reason"] in ("low confidence", "close call")
