@@ -80,6 +80,8 @@ def load_input(
     :class:`UnreadableInput`, or the scanner's ``ScanError`` subclasses, each naming
     the file.
     """
+    if os.path.isdir(path):
+        raise UnreadableInput(f"{path}: is a folder (cartoscore batch scores a folder)")
     if os.path.isfile(path) and not os.access(path, os.R_OK):
         raise UnreadableInput(f"{path}: cannot read (permission denied)")
     if photo_only or is_photo(path):

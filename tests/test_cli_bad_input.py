@@ -70,7 +70,7 @@ CASES = {
     "cut.jpg": "truncated or corrupt",
     "table.png": "no map sheet found",
     "huge.png": "too large",
-    "folder.txt": "cannot read",
+    "folder.txt": "is a folder (cartoscore batch scores a folder)",
 }
 
 
