@@ -10,6 +10,7 @@ already scored (failed ones are tried again, and the newest row of a sheet wins)
 from __future__ import annotations
 
 import csv
+import glob
 import hashlib
 import json
 import multiprocessing
@@ -46,8 +47,6 @@ INT_COLUMNS = frozenset(
 
 
 NO_CARDS = "no cards (give --cards, --cards-file, a cartoscore.toml or a 'cards:' header)"
-
-
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -121,7 +120,8 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
 
 
 def _json_not_a_map(path: Path) -> str | None:
-    if any(path.with_suffix(s).exists() for s in (".jpg", ".jpeg", ".png", ".JPG", ".PNG")):
+    siblings = path.parent.glob(glob.escape(path.stem) + ".*")
+    if any(p.suffix.lower() in PHOTO_SUFFIXES for p in siblings):
         return "a photo's sidecar"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
