@@ -252,6 +252,30 @@ def _accuracy(model, x, r, labels: np.ndarray) -> float:
 # --- metrics through onnxruntime ------------------------------------------------------
 
 
+def review_table(probs: np.ndarray, truth: np.ndarray, plain: np.ndarray) -> list[dict]:
+    """For a few review thresholds: flagged cells per sheet and the share of errors caught.
+
+    Same rule as :func:`scanner.classify.review_cells` (top probability below
+    ``min_prob`` or top two closer than ``min_margin``), on non-printed cells.
+    """
+    top2 = -np.sort(-probs, axis=1)[:, :2]
+    wrong = (probs.argmax(1) != truth) & plain
+    rows = []
+    for min_prob in (0.6, 0.8, 0.9, 0.95, 0.98):
+        for min_margin in (0.2, 0.5, 0.8, 0.9):
+            flagged = plain & ((top2[:, 0] < min_prob) | (top2[:, 0] - top2[:, 1] < min_margin))
+            rows.append(
+                {
+                    "min_prob": min_prob,
+                    "min_margin": min_margin,
+                    "flagged_per_sheet": round(float(flagged.sum()) * SIZE * SIZE / len(truth), 3),
+                    "wrong": int(wrong.sum()),
+                    "wrong_flagged": int((wrong & flagged).sum()),
+                }
+            )
+    return rows
+
+
 def evaluate_onnx(path: Path, val: CellSet) -> dict:
     """Per-class precision/recall, confusion, per-style/difficulty accuracy of the export.
 
@@ -269,14 +293,20 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     by_diff: dict[str, list[int]] = {}
     sheets_right = 0
     n_sheets = len(val.style)
+    all_probs, all_truth, plain = [], [], []
     for s in range(n_sheets):
         sl = slice(s * SIZE * SIZE, (s + 1) * SIZE * SIZE)
         x = to_tensor(val.images[sl])
         (logits,) = sess.run(None, {"image": x, "ruins": val.ruins[sl]})
         z = np.exp(logits - logits.max(1, keepdims=True))
         probs = z / z.sum(1, keepdims=True)
-        pred = apply_layout_prior(probs, LAYOUTS[val.side[s]]).argmax(1)
+        layout = LAYOUTS[val.side[s]]
+        probs = apply_layout_prior(probs, layout)
+        pred = probs.argmax(1)
         truth = val.labels[sl]
+        all_probs.append(probs)
+        all_truth.append(truth)
+        plain.append([layout.printed(divmod(i, SIZE)) is None for i in range(SIZE * SIZE)])
         np.add.at(confusion, (truth, pred), 1)
         wrong = int((pred != truth).sum())
         sheets_right += wrong == 0
@@ -293,7 +323,9 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
         }
         for i in range(k)
     }
+    review = review_table(np.concatenate(all_probs), np.concatenate(all_truth), np.ravel(plain))
     return {
+        "review_thresholds": review,
         "cells": int(confusion.sum()),
         "sheets": n_sheets,
         "cell_accuracy": round(float(tp.sum() / confusion.sum()), 5),
