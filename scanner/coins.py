@@ -42,21 +42,90 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius)
-    level = _track_light(grey, centres)
-    half = int(np.ceil(1.3 * radius))
-    smooth = cv2.GaussianBlur(grey, (0, 0), 1.0)
-    patches = _patches(smooth, centres, half) / level[:, None, None]
-    yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
-    disc = np.hypot(yy, xx) <= 1.1 * radius
-    reference = np.median(patches[_REFERENCE], axis=0)
-    marks = np.array([np.mean(np.clip(reference - p, 0, None)[disc]) for p in patches])
-    count, confidence = split_marks(marks)
+    features, marks = coin_features(view, centres)
+    model = _load_model()
+    if model is None:
+        count, confidence = split_marks(marks)
+    else:
+        count, confidence = split_probabilities(model.probabilities(features))
     return CoinReading(
         count,
         confidence,
         tuple(round(float(m), 4) for m in marks),
         tuple((float(x), float(y)) for x, y in centres),
     )
+
+
+def coin_features(view: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per coin: a feature vector for the coin model, and the hand-made mark (darkening).
+
+    Features are the coin's grey and yellowness (R+G)/2 - B, divided by the light
+    on the band beside it, at 9 x 9, both as they are and minus the reference
+    (the median of the rightmost coins), plus the mark itself.
+    """
+    radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
+    v = view.astype(np.float32)
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    yellow = (v[..., 2] + v[..., 1]) / 2 - v[..., 0]
+    level = _track_light(grey, centres)[:, None, None]
+    half = int(np.ceil(1.3 * radius))
+    grey_p = _patches(cv2.GaussianBlur(grey, (0, 0), 1.0), centres, half) / level
+    yellow_p = _patches(cv2.GaussianBlur(yellow, (0, 0), 1.0), centres, half) / level
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
+    disc = np.hypot(yy, xx) <= 1.1 * radius
+    ref_grey = np.median(grey_p[_REFERENCE], axis=0)
+    marks = np.array([np.mean(np.clip(ref_grey - p, 0, None)[disc]) for p in grey_p])
+    parts = []
+    for stack in (grey_p, yellow_p):
+        small = np.array([cv2.resize(p, (9, 9), interpolation=cv2.INTER_AREA) for p in stack])
+        reference = np.median(small[_REFERENCE], axis=0)
+        parts += [small.reshape(len(small), -1), (small - reference).reshape(len(small), -1)]
+    features = np.hstack(parts + [marks[:, None]]).astype(np.float32)
+    return features, marks
+
+
+@dataclass(frozen=True)
+class CoinModel:
+    """Logistic regression on :func:`coin_features`: P(coin is marked)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        z = ((features - self.mean) / self.scale) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+def _load_model() -> CoinModel | None:
+    try:
+        from scanner import coin_weights
+    except ImportError:
+        return None
+    return CoinModel(
+        np.array(coin_weights.MEAN, np.float32),
+        np.array(coin_weights.SCALE, np.float32),
+        np.array(coin_weights.WEIGHTS, np.float32),
+        float(coin_weights.BIAS),
+    )
+
+
+def split_probabilities(p: np.ndarray) -> tuple[int, float]:
+    """Most likely count n given each coin's P(marked), with marks left to right.
+
+    The confidence is the probability of that count against all 15 possible
+    counts (coins independent given the image).
+
+    >>> split_probabilities(np.array([0.9, 0.8, 0.2] + [0.01] * 11))[0]
+    2
+    """
+    p = np.clip(np.asarray(p, np.float64), 1e-6, 1 - 1e-6)
+    marked, unmarked = np.log(p), np.log1p(-p)
+    loglik = np.array([marked[:n].sum() + unmarked[n:].sum() for n in range(len(p) + 1)])
+    n = int(np.argmax(loglik))
+    posterior = np.exp(loglik - loglik.max())
+    return n, float(posterior[n] / posterior.sum())
 
 
 def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:

@@ -27,7 +27,7 @@ from scoring.layouts import LAYOUTS
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
-ACCEPT_SCORE = 0.55  # below this no sheet is reported
+ACCEPT_SCORE = 0.6  # below this no sheet is reported
 GOOD_ENOUGH = 0.85  # a candidate this good ends the search early
 FINE_FITS = 2  # candidates of one generator measured in full, best coarse scores first
 
