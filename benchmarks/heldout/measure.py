@@ -1,0 +1,227 @@
+"""The real pipeline on held-out photos from the independent renderer (evaluation only).
+
+Renders ``--n`` photos per difficulty with :mod:`benchmarks.heldout.render`
+(a renderer written apart from ``models.synth``, never used for training or
+tuning), writes them as JPEG files (some EXIF-turned), and runs
+``scanner.pipeline.scan_photo`` / ``sheet_from_scan`` and
+``scoring.game.score_game`` on them, as a user's photo would be.
+
+    python -m benchmarks.heldout.measure --n 60 --difficulty normal hard --contact /tmp/heldout.png
+
+Figures printed per difficulty: grid found (every cell centre within 10 % of a
+cell of the truth lattice, whatever the turn), side and orientation right,
+coins right, cell accuracy (cells not printed by the layout), sheets with all
+121 cells right, sheets with the exact total, how many flagged cells were
+wrong (and how many wrong cells were flagged), and the commonest confusions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+TOLERANCE = 0.10  # cells
+DEFAULT_SEED = 700_000  # this renderer's own seeds; nothing else uses them
+
+
+def centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
+    """Largest distance between matching cell centres, in local cells of the truth."""
+
+    def centres(lat):
+        return (lat[:-1, :-1] + lat[1:, :-1] + lat[:-1, 1:] + lat[1:, 1:]) / 4
+
+    sx = np.linalg.norm(truth[:-1, 1:] - truth[:-1, :-1], axis=-1)
+    sy = np.linalg.norm(truth[1:, :-1] - truth[:-1, :-1], axis=-1)
+    cell = np.sqrt(sx * sy)
+    return float((np.linalg.norm(centres(lattice) - centres(truth), axis=-1) / cell).max())
+
+
+def _turned(lattice: np.ndarray, k: int) -> np.ndarray:
+    return np.rot90(lattice, k, axes=(0, 1))
+
+
+def measure_one(job: tuple[str, int, str]) -> dict:
+    """Render (or reuse) one photo, run the pipeline on its file, compare with the truth."""
+    folder, seed, difficulty = job
+    import cv2
+
+    cv2.setNumThreads(1)
+    from benchmarks.heldout.render import write_photo
+    from scanner.classify import set_threads
+    from scanner.errors import SheetNotFound
+    from scanner.pipeline import scan_photo, sheet_from_scan
+    from scoring.board import Map
+    from scoring.game import score_game
+    from scoring.layouts import LAYOUTS
+
+    set_threads(1)
+    path = Path(folder) / f"{difficulty}_{seed}.jpg"
+    truth_path = path.with_suffix(".json")
+    if path.exists() and truth_path.exists():
+        truth = json.loads(truth_path.read_text())
+    else:
+        truth = write_photo(path, seed, difficulty)
+        truth_path.write_text(json.dumps(truth))
+    out = {"seed": seed, "difficulty": difficulty, "hand": truth["hand"], "found": False}
+    start = time.perf_counter()
+    try:
+        scan = scan_photo(path)
+    except SheetNotFound:
+        out["ms"] = (time.perf_counter() - start) * 1000
+        return out
+    tl = np.array(truth["lattice"], float)
+    lat = np.asarray(scan.lattice, float)
+    errs = [centre_error(_turned(lat, k), tl) for k in range(4)]
+    out["found"] = min(errs) < TOLERANCE
+    out["grid_error"] = min(errs)
+    out["oriented"] = errs[0] < TOLERANCE
+    out["side_ok"] = scan.side == truth["side"]
+    out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
+    sheet = sheet_from_scan(scan)
+    out["ms"] = (time.perf_counter() - start) * 1000
+    layout = LAYOUTS[truth["side"]]
+    pred, true = sheet.map.grid, truth["grid"]
+    flagged = {rv.space for rv in sheet.review}
+    from scoring.layouts import space_name
+
+    cells = []
+    for r in range(11):
+        for c in range(11):
+            if layout.printed((r, c)) is not None:
+                continue
+            cells.append(
+                (true[r][c], pred[r][c], space_name((r, c)) in flagged, (r, c) in layout.ruins)
+            )
+    out["cells"] = cells
+    out["all_cells_right"] = tuple(pred) == tuple(true)
+    truth_total = int(truth["total"])
+    try:
+        got = score_game(
+            [Map(tuple(pred), LAYOUTS[scan.side])], truth["cards"], int(scan.coins)
+        ).total
+    except ValueError:
+        got = None
+    out["total_ok"] = got == truth_total
+    out["total_delta"] = None if got is None else got - truth_total
+    return out
+
+
+def report(results: list[dict], difficulty: str) -> None:
+    """Print the figures for one difficulty."""
+    n = len(results)
+    found = [r for r in results if r["found"]]
+    right = [r for r in found if r["oriented"] and r["side_ok"]]
+    coins = [r for r in right if r["coins"] == r["coins_truth"]]
+    cells = [c for r in right for c in r["cells"]]
+    wrong = [c for c in cells if c[0] != c[1]]
+    flagged = [c for c in cells if c[2]]
+    flagged_wrong = [c for c in flagged if c[0] != c[1]]
+    ruins = [c for c in cells if c[3]]
+    ruins_wrong = [c for c in ruins if c[0] != c[1]]
+    all_right = sum(r["all_cells_right"] for r in right)
+    totals = sum(r["total_ok"] for r in right)
+    ms = [r["ms"] for r in results]
+
+    def pct(a, b):
+        return f"{a}/{b} ({100 * a / b:.1f}%)" if b else f"{a}/0"
+
+    print(f"\n== held-out renderer, {difficulty}: {n} photos ==")
+    print(f"grid found (every cell centre within {TOLERANCE:.0%} of a cell): {pct(len(found), n)}")
+    print(f"side and orientation right (of found):  {pct(len(right), len(found))}")
+    print(f"coins right (of those):                 {pct(len(coins), len(right))}")
+    print(f"cell accuracy (unprinted cells):        {pct(len(cells) - len(wrong), len(cells))}")
+    print(
+        f"  on ruins cells:                       {pct(len(ruins) - len(ruins_wrong), len(ruins))}"
+    )
+    print(f"sheets with all 121 cells right:        {pct(all_right, len(right))}")
+    end_to_end = pct(totals, n)
+    print(
+        f"sheets with the exact total:            {pct(totals, len(right))}  (of all: {end_to_end})"
+    )
+    print(
+        f"flagged for review: {len(flagged)} cells, "
+        f"wrong among them {pct(len(flagged_wrong), len(flagged))}; "
+        f"wrong cells flagged {pct(len(flagged_wrong), len(wrong))}"
+    )
+    conf = Counter((c[0], c[1]) for c in wrong)
+    print(
+        "commonest confusions (truth -> read):",
+        ", ".join(f"{a}->{b} {k}" for (a, b), k in conf.most_common(8)) or "none",
+    )
+    by_hand = defaultdict(lambda: [0, 0, 0])
+    for r in right:
+        by_hand[r["hand"]][2] += 1
+        for c in r["cells"]:
+            by_hand[r["hand"]][0] += c[0] == c[1]
+            by_hand[r["hand"]][1] += 1
+    print(
+        "cell accuracy by drawing style:",
+        ", ".join(f"{h} {100 * a / b:.1f}% ({k})" for h, (a, b, k) in sorted(by_hand.items())),
+    )
+    misses = [r["seed"] for r in results if not r["found"]]
+    turned = [r["seed"] for r in found if not (r["oriented"] and r["side_ok"])]
+    print(f"not found: seeds {misses}; side/orientation wrong: seeds {turned}")
+    print(f"time per photo (scan + classify): median {np.median(ms):.0f} ms, max {max(ms):.0f} ms")
+
+
+def contact_sheet(folder: Path, names: list[str], out: Path, height: int = 700) -> None:
+    """Thumbnails of some photos (EXIF applied, as a viewer shows them) side by side."""
+    from PIL import Image, ImageOps
+
+    thumbs = []
+    for name in names:
+        im = ImageOps.exif_transpose(Image.open(folder / name)).convert("RGB")
+        thumbs.append(im.resize((max(1, round(im.width * height / im.height)), height)))
+    per_row = 4
+    rows = [thumbs[i : i + per_row] for i in range(0, len(thumbs), per_row)]
+    width = max(sum(t.width for t in row) for row in rows)
+    sheet = Image.new("RGB", (width, height * len(rows)), (255, 255, 255))
+    for i, row in enumerate(rows):
+        x = 0
+        for t in row:
+            sheet.paste(t, (x, i * height))
+            x += t.width
+    sheet.save(out)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=60, help="photos per difficulty")
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help="first seed")
+    ap.add_argument(
+        "--difficulty", nargs="+", default=["normal", "hard"], choices=["normal", "hard"]
+    )
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--folder", type=Path, default=Path("/tmp/heldout_photos"))
+    ap.add_argument("--contact", type=Path, default=None, help="write a contact sheet PNG here")
+    ap.add_argument("--json", type=Path, default=None, help="write every photo's result here")
+    args = ap.parse_args(argv)
+    args.folder.mkdir(parents=True, exist_ok=True)
+    everything = {}
+    for difficulty in args.difficulty:
+        jobs = [(str(args.folder), args.seed + i, difficulty) for i in range(args.n)]
+        t0 = time.perf_counter()
+        if args.workers > 1:
+            with ProcessPoolExecutor(args.workers) as pool:
+                results = list(pool.map(measure_one, jobs))
+        else:
+            results = [measure_one(j) for j in jobs]
+        report(results, difficulty)
+        print(f"wall time {time.perf_counter() - t0:.0f} s (rendering included)")
+        everything[difficulty] = results
+    if args.contact:
+        names = [f"{d}_{args.seed + i}.jpg" for d in args.difficulty for i in range(min(4, args.n))]
+        contact_sheet(args.folder, names, args.contact)
+        print(f"contact sheet: {args.contact}")
+    if args.json:
+        args.json.write_text(json.dumps(everything, default=str))
+
+
+if __name__ == "__main__":
+    main()

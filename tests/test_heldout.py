@@ -1,0 +1,88 @@
+"""The held-out renderer (benchmarks/heldout): deterministic, and its truth matches its pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.heldout.render import render_photo, write_photo
+from scanner.load import load_photo
+from scoring.board import Map
+from scoring.game import score_game
+from scoring.layouts import LAYOUTS
+
+SIZE = (900, 700)
+
+
+@pytest.fixture(scope="module")
+def hard_photo():
+    return render_photo(11, "hard", SIZE)
+
+
+def test_same_seed_same_photo(hard_photo):
+    image, truth = hard_photo
+    again, truth2 = render_photo(11, "hard", SIZE)
+    assert truth == truth2
+    assert np.array_equal(image, again)
+    other, truth3 = render_photo(12, "hard", SIZE)
+    assert truth3["grid"] != truth["grid"] or not np.array_equal(other, image)
+
+
+def test_truth_is_a_legal_scored_sheet(hard_photo):
+    image, truth = hard_photo
+    assert image.shape == (SIZE[1], SIZE[0], 3)
+    game_map = Map(tuple(truth["grid"]), LAYOUTS[truth["side"]])  # raises on a bad grid
+    assert 0 <= truth["coins"] <= 14
+    assert score_game([game_map], truth["cards"], truth["coins"]).total == truth["total"]
+    lattice = np.array(truth["lattice"])
+    assert lattice.shape == (12, 12, 2)
+    assert (lattice[..., 0] > 0).all() and (lattice[..., 0] < SIZE[0] - 1).all()
+    assert (lattice[..., 1] > 0).all() and (lattice[..., 1] < SIZE[1] - 1).all()
+
+
+def _cell_point(lattice, r, c, u, v):
+    """Photo point at fraction (u, v) inside cell (r, c), bilinear in its four corners."""
+    a, b, d, e = lattice[r, c], lattice[r, c + 1], lattice[r + 1, c], lattice[r + 1, c + 1]
+    return (1 - v) * ((1 - u) * a + u * b) + v * ((1 - u) * d + u * e)
+
+
+def test_lattice_lands_on_the_printed_mountains(hard_photo):
+    """Printed mountains are dark brown where the truth lattice says, paper is light elsewhere."""
+    image, truth = hard_photo
+    lattice = np.array(truth["lattice"])
+    grey = image.astype(float).mean(axis=2)
+    layout = LAYOUTS[truth["side"]]
+
+    def sample(r, c):
+        pts = [_cell_point(lattice, r, c, u, v) for u in (0.12, 0.25) for v in (0.12, 0.25, 0.88)]
+        return np.median([grey[int(round(y)), int(round(x))] for x, y in pts])
+
+    mountains = [sample(r, c) for r, c in layout.mountains]
+    # empty cells of the final map away from printed icons
+    empties = [
+        sample(r, c)
+        for r in range(11)
+        for c in range(11)
+        if truth["grid"][r][c] == "." and (r, c) not in layout.ruins
+    ]
+    assert empties, "the sample game left no empty cell"
+    assert max(mountains) < 0.75 * np.median(empties), (mountains, np.median(empties))
+
+
+def test_exif_turned_file_reads_back_upright(tmp_path):
+    """A file stored turned with an EXIF tag decodes to the rendered upright photo."""
+    seed = next(s for s in range(200) if _exif_of(s) != 1)
+    image, truth = render_photo(seed, "normal", SIZE)
+    written = write_photo(tmp_path / "p.jpg", seed, "normal", SIZE)
+    assert written == truth
+    loaded = load_photo(tmp_path / "p.jpg", work_long_side=max(SIZE))
+    assert loaded.image.shape[:2] == image.shape[:2]
+    diff = np.abs(loaded.image[..., ::-1].astype(int) - image.astype(int)).mean()
+    assert diff < 8, diff
+
+
+def _exif_of(seed: int) -> int:
+    from benchmarks.heldout import render
+
+    # the EXIF tag is the last draw before the JPEG quality; find it without rendering
+    return render.exif_tag(seed, "normal")
