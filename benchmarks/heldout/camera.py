@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from PIL import Image, ImageDraw
 from scipy import ndimage
 from skimage import data as skdata
 
@@ -85,7 +86,12 @@ def _rot(axis: np.ndarray, angle: float) -> np.ndarray:
 
 
 def place_camera(
-    rng, page_wh_cells, grid_box_cells, difficulty: str, size: tuple[int, int] | None = None
+    rng,
+    page_wh_cells,
+    grid_box_cells,
+    difficulty: str,
+    size: tuple[int, int] | None = None,
+    scan: bool = False,
 ) -> tuple[Camera, dict]:
     """Choose photo size, tilt, turn, framing; page measured in cells (page px = cells * ppc).
 
@@ -106,7 +112,11 @@ def place_camera(
     else:
         turn = np.radians(90 * rng.integers(4) + rng.normal(0, 8))
     frac = rng.uniform(0.3, 0.95) if hard else rng.uniform(0.45, 0.9)
-    f = max(w, h) * rng.uniform(0.75, 0.95)  # ~26 mm equivalent phone lens
+    if scan:  # flatbed: straight down, upright (now and then upside down), A4 at 150-300 dpi
+        w, h = ((1240, 1754), (1654, 2339), (2480, 3508))[rng.integers(3)]
+        tilt, turn = 0.0, np.radians(rng.normal(0, 1) + 180 * (rng.random() < 0.1))
+        frac = rng.uniform(0.7, 0.85)
+    f = max(w, h) * (rng.uniform(0.75, 0.95) if not scan else 50.0)  # ~26 mm phone lens
     r_tilt = _rot(np.array([np.cos(az), np.sin(az), 0.0]), tilt)
     r_turn = _rot(np.array([0, 0, 1.0]), turn)
     rmat = r_tilt @ r_turn
@@ -158,7 +168,10 @@ def place_camera(
     freq = rng.uniform(-1, 1, (2, 2)) * 2 * np.pi / rng.uniform(25, 60)
     curl = (amp_cells, freq, rng.uniform(0, 2 * np.pi, 2))
     k1 = rng.uniform(-0.06, 0.03)
+    if scan:
+        curl, k1 = (amp_cells * 0, freq, curl[2]), 0.0
     info = {
+        "scan": scan,
         "tilt_deg": float(np.degrees(tilt)),
         "turn_deg": float(np.degrees(turn) % 360),
         "page_fraction": float(frac),
@@ -216,7 +229,7 @@ def _skimage_texture(rng, w, h) -> np.ndarray:
     name = ["brick", "grass", "gravel", "coffee", "page", "text", "moon"][rng.integers(7)]
     im = getattr(skdata, name)().astype(np.float32) / 255
     if im.ndim == 2:
-        tint = rng.uniform(0.5, 1.0, 3)
+        tint = rng.uniform(0.45, 0.9) * rng.uniform(0.85, 1.1, 3)
         im = im[..., None] * tint
     im = im[..., :3]
     reps = (int(np.ceil(h / im.shape[0] / 2)) + 1, int(np.ceil(w / im.shape[1] / 2)) + 1, 1)
@@ -236,20 +249,84 @@ def background(rng, w: int, h: int) -> tuple[np.ndarray, str]:
     elif kind == "light":  # white or light-grey table: hard for the page edge
         img = np.full((h, w, 3), rng.uniform(0.8, 0.95), np.float32) * rng.uniform(0.95, 1.0, 3)
     else:
-        a, b = rng.uniform(0.05, 0.85, 3), rng.uniform(0.05, 0.85, 3)
+        tables = np.array(
+            [
+                [0.3, 0.3, 0.32],
+                [0.55, 0.5, 0.45],
+                [0.18, 0.22, 0.3],
+                [0.6, 0.62, 0.6],
+                [0.12, 0.12, 0.12],
+                [0.45, 0.3, 0.25],
+                [0.25, 0.35, 0.3],
+                [0.7, 0.66, 0.58],
+            ]
+        )
+        a = tables[rng.integers(len(tables))] * rng.uniform(0.85, 1.15, 3)
+        b = a * rng.uniform(0.6, 1.3)
         t = np.linspace(0, 1, w if rng.random() < 0.5 else h, dtype=np.float32)
         if kind == "solid":
             b = a
         ramp = a + (b - a) * t[:, None]
         img = np.broadcast_to(ramp[None] if len(t) == w else ramp[:, None], (h, w, 3)).copy()
-    return img.astype(np.float32), kind
+    img = np.clip(img, 0, 1).astype(np.float32)
+    if rng.random() < 0.5:
+        img = _clutter(rng, img)
+        kind += "+clutter"
+    return img, kind
+
+
+def _clutter(rng, img: np.ndarray) -> np.ndarray:
+    """Things on the table: a pencil, game cards, a die (drawn with Pillow, under the sheet)."""
+    h, w = img.shape[:2]
+    pil = Image.fromarray((img * 255).astype(np.uint8))
+    d = ImageDraw.Draw(pil)
+    u = min(w, h) / 20
+    for _ in range(int(rng.integers(1, 4))):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        a = rng.uniform(0, np.pi)
+        what = rng.integers(3)
+        if what == 0:  # a pencil
+            ln, wd = u * rng.uniform(5, 8), u * 0.35
+            col = [(230, 180, 40), (40, 90, 160), (200, 60, 50), (60, 140, 70)][rng.integers(4)]
+            body = _box_pts(cx, cy, ln, wd, a)
+            d.polygon(body, fill=col, outline=(60, 50, 30))
+            tip = (cx + np.cos(a) * (ln / 2 + u), cy + np.sin(a) * (ln / 2 + u))
+            d.polygon([body[1], tip, body[2]], fill=(225, 195, 150))
+        elif what == 1:  # a game card
+            cw, ch = u * 2.6, u * 3.7
+            col = tuple(int(v) for v in rng.integers(60, 220, 3))
+            d.polygon(_box_pts(cx, cy, cw, ch, a), fill=(235, 228, 210), outline=(90, 80, 70))
+            d.polygon(_box_pts(cx, cy, cw * 0.82, ch * 0.86, a), fill=col)
+        else:  # a die
+            s = u * 0.8
+            d.polygon(_box_pts(cx, cy, s, s, a), fill=(240, 240, 235), outline=(120, 120, 120))
+            for k in range(int(rng.integers(1, 7))):
+                px, py = cx + (k % 3 - 1) * s * 0.28, cy + (k // 3 - 0.5) * s * 0.35
+                d.ellipse(
+                    [px - s * 0.07, py - s * 0.07, px + s * 0.07, py + s * 0.07], fill=(20, 20, 20)
+                )
+    return np.asarray(pil, np.float32) / 255
+
+
+def _box_pts(cx, cy, length, width, a):
+    c, s = np.cos(a), np.sin(a)
+    out = []
+    for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        x, y = dx * length / 2, dy * width / 2
+        out.append((cx + x * c - y * s, cy + x * s + y * c))
+    return out
 
 
 # --------------------------------------------------------------------------- the shot
 
 
-def shoot(rng, page_rgba: np.ndarray, cam: Camera, difficulty: str) -> tuple[np.ndarray, dict]:
-    """The photo (H, W, 3) uint8 RGB of the page through ``cam`` (page-px camera)."""
+def shoot(
+    rng, page_rgba: np.ndarray, cam: Camera, difficulty: str, scan: bool = False
+) -> tuple[np.ndarray, dict]:
+    """The photo (H, W, 3) uint8 RGB of the page through ``cam`` (page-px camera).
+
+    ``scan``: a flatbed scan instead (white lid, even light, no shadow or glare).
+    """
     hard = difficulty == "hard"
     w, h = cam.size
     mx, my = cam.backward_maps()
@@ -258,7 +335,10 @@ def shoot(rng, page_rgba: np.ndarray, cam: Camera, difficulty: str) -> tuple[np.
     )
     del mx, my
     a = page[..., 3:4].astype(np.float32) / 255
-    bg, bg_kind = background(rng, w, h)
+    if scan:
+        bg, bg_kind = np.full((h, w, 3), rng.uniform(0.93, 1.0), np.float32), "scanner lid"
+    else:
+        bg, bg_kind = background(rng, w, h)
     # the paper's own shadow on the table
     sh = cv2.GaussianBlur(a[..., 0], (0, 0), max(2, 0.004 * w))
     sh = np.roll(sh, (int(0.004 * h), int(0.003 * w)), (0, 1))
@@ -275,29 +355,36 @@ def shoot(rng, page_rgba: np.ndarray, cam: Camera, difficulty: str) -> tuple[np.
     light = rng.uniform(0.75, 1.05) * (1 + rng.uniform(0, 0.45 if hard else 0.25) * ramp)
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
     light = light * (1 - rng.uniform(0.05, 0.3) * r2)
+    if scan:
+        light, warm, tint = np.float32(1.0), 0.0, np.ones(3, np.float32)
     effects = {"background": bg_kind, "warmth": float(warm)}
-    # shadow of the phone or a hand: a soft blob
-    if rng.random() < (0.6 if hard else 0.3):
-        small = (h // 16, w // 16)
-        m = np.zeros(small, np.float32)
-        cx, cy = rng.uniform(0, small[1]), rng.uniform(0, small[0])
-        rx, ry = rng.uniform(0.15, 0.5) * small[1], rng.uniform(0.1, 0.4) * small[0]
-        cv2.ellipse(m, (int(cx), int(cy)), (int(rx), int(ry)), rng.uniform(0, 180), 0, 360, 1.0, -1)
-        m = cv2.GaussianBlur(m, (0, 0), rng.uniform(1, 6))
+    # shadow of the phone and the hand holding it, coming in from one side
+    if not scan and rng.random() < (0.6 if hard else 0.3):
+        small = (w // 16, h // 16)
+        m = Image.new("L", small, 0)
+        dm = ImageDraw.Draw(m)
+        cx, cy = rng.uniform(0.2, 0.8) * small[0], rng.uniform(0.2, 0.8) * small[1]
+        a = rng.uniform(0, 2 * np.pi)
+        pl, pw = 0.35 * max(small), 0.18 * max(small)
+        dm.polygon(_box_pts(cx, cy, pl, pw, a), fill=255)
+        far = (cx + np.cos(a) * 2 * max(small), cy + np.sin(a) * 2 * max(small))
+        dm.line([(cx, cy), far], fill=255, width=int(0.2 * max(small)))
+        blur = rng.uniform(1.5, 6)
+        m = cv2.GaussianBlur(np.asarray(m, np.float32) / 255, (0, 0), blur)
         m = cv2.resize(m, (w, h), interpolation=cv2.INTER_LINEAR)
         depth = rng.uniform(0.2, 0.55 if hard else 0.35)
         light = light * (1 - depth * m)
         effects["shadow"] = float(depth)
     img = img * light[..., None] * tint
     # glare: a bright washed-out patch
-    if rng.random() < (0.45 if hard else 0.15):
+    if not scan and rng.random() < (0.45 if hard else 0.15):
         gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         s = rng.uniform(0.04, 0.15) * min(w, h)
         g = np.exp(-(((xx - gx) / (s * rng.uniform(1, 2.5))) ** 2 + ((yy - gy) / s) ** 2))
         strength = rng.uniform(0.3, 0.8 if hard else 0.5)
         img = img + (1.05 - img) * (strength * g)[..., None]
         effects["glare"] = float(strength)
-    del xx, yy, r2, ramp, light
+    del xx, yy, r2, ramp
     img = np.clip(img, 0, 1)
     # optics and sensor
     blur = rng.uniform(0.3, 2.2 if hard else 1.2) * max(w, h) / 2000

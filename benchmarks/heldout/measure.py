@@ -46,13 +46,26 @@ def _turned(lattice: np.ndarray, k: int) -> np.ndarray:
     return np.rot90(lattice, k, axes=(0, 1))
 
 
+def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
+    """Render one photo and its truth into the folder, or reuse them if they are there."""
+    from benchmarks.heldout.render import write_photo
+
+    folder, seed, difficulty = job
+    path = Path(folder) / f"{difficulty}_{seed}.jpg"
+    truth_path = path.with_suffix(".json")
+    if path.exists() and truth_path.exists():
+        return path, json.loads(truth_path.read_text())
+    truth = write_photo(path, seed, difficulty)
+    truth_path.write_text(json.dumps(truth))
+    return path, truth
+
+
 def measure_one(job: tuple[str, int, str]) -> dict:
     """Render (or reuse) one photo, run the pipeline on its file, compare with the truth."""
     folder, seed, difficulty = job
     import cv2
 
     cv2.setNumThreads(1)
-    from benchmarks.heldout.render import write_photo
     from scanner.classify import set_threads
     from scanner.errors import SheetNotFound
     from scanner.pipeline import scan_photo, sheet_from_scan
@@ -61,13 +74,7 @@ def measure_one(job: tuple[str, int, str]) -> dict:
     from scoring.layouts import LAYOUTS
 
     set_threads(1)
-    path = Path(folder) / f"{difficulty}_{seed}.jpg"
-    truth_path = path.with_suffix(".json")
-    if path.exists() and truth_path.exists():
-        truth = json.loads(truth_path.read_text())
-    else:
-        truth = write_photo(path, seed, difficulty)
-        truth_path.write_text(json.dumps(truth))
+    path, truth = render_one(job)
     out = {"seed": seed, "difficulty": difficulty, "hand": truth["hand"], "found": False}
     start = time.perf_counter()
     try:
@@ -201,8 +208,17 @@ def main(argv=None) -> None:
     ap.add_argument("--folder", type=Path, default=Path("/tmp/heldout_photos"))
     ap.add_argument("--contact", type=Path, default=None, help="write a contact sheet PNG here")
     ap.add_argument("--json", type=Path, default=None, help="write every photo's result here")
+    ap.add_argument("--render-only", action="store_true", help="render the photos, scan nothing")
     args = ap.parse_args(argv)
     args.folder.mkdir(parents=True, exist_ok=True)
+    if args.render_only:
+        jobs = [
+            (str(args.folder), args.seed + i, d) for d in args.difficulty for i in range(args.n)
+        ]
+        with ProcessPoolExecutor(max(1, args.workers)) as pool:
+            for path, _truth in pool.map(render_one, jobs):
+                print(path)
+        return
     everything = {}
     for difficulty in args.difficulty:
         jobs = [(str(args.folder), args.seed + i, difficulty) for i in range(args.n)]

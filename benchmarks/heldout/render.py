@@ -74,6 +74,8 @@ class Hand:
     icons: bool = True
     minimal: bool = False
     coin_mark: str = "cross"
+    hatch_kind: str = "lines"  # lines, zigzag (back and forth) or cross (cross-hatching)
+    retrace: float = 0.0  # chance a line is gone over twice
     smudges: int = 0
 
 
@@ -461,6 +463,8 @@ def make_hand(rng: np.random.Generator, hard: bool) -> Hand:
     h.hatch_spacing = rng.uniform(0.05, 0.1) if not hard else rng.uniform(0.035, 0.1)
     h.coin_mark = ["cross", "tick", "scribble", "fill", "slash"][rng.integers(5)]
     h.smudges = int(rng.integers(0, 4 if not hard else 9))
+    h.hatch_kind = ["lines", "zigzag", "cross"][rng.choice(3, p=[0.45, 0.4, 0.15])]
+    h.retrace = rng.choice([0.0, 0.2, 0.5], p=[0.5, 0.3, 0.2])
     if style in ("graphite", "ballpoint", "minimal"):
         kind = (
             "ballpoint"
@@ -582,12 +586,25 @@ class _Player:
         a, b = self.px(lo), self.px(hi)
         return (a[0], a[1], b[0], b[1])
 
-    def strokes(self, prims, pen: Pen) -> None:
-        """Lay down primitives given in grid units."""
+    def strokes(self, prims, pen: Pen, retrace: float | None = None) -> None:
+        """Lay down primitives given in grid units.
+
+        Lines vary in width along their length (pressure) and, by the hand's
+        habit, some are gone over twice a little apart.
+        """
         rng = self.rng
-        lines = [(k, _wobble(rng, p, pen.wobble) if k == "stroke" else p) for k, p in prims]
+        retrace = self.hand.retrace if retrace is None else retrace
+        lines = []
+        for k, p in prims:
+            if k != "stroke":
+                lines.append((k, p))
+                continue
+            lines.append((k, _wobble(rng, p, pen.wobble)))
+            if rng.random() < retrace:
+                lines.append((k, _wobble(rng, p, pen.wobble) + rng.normal(0, 0.015, 2)))
         allpts = np.vstack([p for _, p in lines])
-        wpx = max(1, round(pen.width * self.cell * SS))
+        wpx = pen.width * self.cell * SS
+        chunk = 5
 
         def draw(d, to):
             for k, p in lines:
@@ -595,7 +612,10 @@ class _Player:
                 if k == "fill" and len(q) > 2:
                     d.polygon(q, fill=255)
                 elif len(q) > 1:
-                    d.line(q, fill=255, width=wpx, joint="curve")
+                    pressure = 1 + 0.25 * np.sin(rng.uniform(0, 6.3) + np.arange(len(q)) / 4)
+                    for i in range(0, len(q) - 1, chunk):
+                        width = max(1, round(wpx * pressure[i]))
+                        d.line(q[i : i + chunk + 1], fill=255, width=width, joint="curve")
 
         self.ink.stamp(self._box(allpts, pen.width + 0.05), draw, pen)
 
@@ -624,18 +644,32 @@ class _Player:
         ang = rng.uniform(0, np.pi)
         d = np.array([np.cos(ang), np.sin(ang)])
         nrm = np.array([-d[1], d[0]])
-        lines = []
+        prims = []
         for r, c in cells:
             ctr = np.array([c + 0.5, r + 0.5])
             half = 0.5 + h.overflow * rng.uniform(0.3, 1.0, 2)
+            lines = []
             for o in np.arange(-0.72, 0.72, h.hatch_spacing * rng.uniform(0.85, 1.15)):
                 seg = _clip_line(ctr + nrm * o, d, ctr - half, ctr + half)
                 if seg is not None:
                     j = rng.normal(0, 0.02, 2)
-                    lines.append(("stroke", np.array([seg[0] + j, seg[1] - j])))
+                    ends = np.array([seg[0] + j, seg[1] - j])
+                    # zigzag: the pencil goes back and forth without lifting
+                    lines.append(
+                        ends[::-1] if h.hatch_kind == "zigzag" and len(lines) % 2 else ends
+                    )
+            if h.hatch_kind == "zigzag" and lines:
+                prims.append(("stroke", np.vstack(lines)))
+            else:
+                prims += [("stroke", ln) for ln in lines]
+            if h.hatch_kind == "cross":
+                for o in np.arange(-0.72, 0.72, h.hatch_spacing * 1.6):
+                    seg = _clip_line(ctr + d * o, nrm, ctr - half, ctr + half)
+                    if seg is not None:
+                        prims.append(("stroke", np.array(seg)))
         hp = Pen(pen.colour, pen.width, pen.strength, pen.grain, 0.008)
-        for i in range(0, len(lines), 40):
-            self.strokes(lines[i : i + 40], hp)
+        for i in range(0, len(prims), 40):
+            self.strokes(prims[i : i + 40], hp, retrace=0.0)
 
     def outline(self, cells, pen: Pen) -> None:
         """A firm line along the shape's border, just inside it."""
@@ -923,16 +957,17 @@ def render_photo(
     side = "AB"[rng.integers(2)]
     seasons = 4 if rng.random() < (0.85 if not hard else 0.7) else int(rng.integers(1, 4))
     state = play(rng, side, seasons)
+    scan = difficulty == "normal" and rng.random() < 0.08
     gx, gy = geo.GRID_ORIGIN_ON_PAGE
     grid_box = (gx - 0.7, gy - 0.4, gx + SIZE + 0.3, gy + SIZE + 0.6)
     cam_cells, cam_info = cm.place_camera(
-        rng, (geo.PAGE_WIDTH, geo.PAGE_HEIGHT), grid_box, difficulty, size
+        rng, (geo.PAGE_WIDTH, geo.PAGE_HEIGHT), grid_box, difficulty, size, scan
     )
     cell_px = cm.cell_px_in_photo(cam_cells, grid_box)
     ppc = float(np.clip(cell_px * 1.15, 36, 120))
     sheet = render_sheet(rng, state, ppc, hard)
     cam = cm.scale_camera(cam_cells, ppc)
-    photo, effects = cm.shoot(rng, sheet.image, cam, difficulty)
+    photo, effects = cm.shoot(rng, sheet.image, cam, difficulty, scan)
     lattice = cam.forward(sheet.lattice.reshape(-1, 2) - 0.5).reshape(SIZE + 1, SIZE + 1, 2)
     exif = exif_tag(seed, difficulty)
     quality = int(rng.integers(55, 80) if hard else rng.integers(72, 96))
