@@ -42,12 +42,8 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius)
-    features, marks = coin_features(view, centres)
-    model = _load_model()
-    if model is None:
-        count, confidence = split_marks(marks)
-    else:
-        count, confidence = split_probabilities(model.probabilities(features))
+    marks = coin_marks(view, centres)
+    count, confidence = split_marks(marks)
     return CoinReading(
         count,
         confidence,
@@ -56,81 +52,22 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     )
 
 
-def coin_features(view: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per coin: a feature vector for the coin model, and the hand-made mark (darkening).
-
-    Features are the coin's grey and yellowness (R+G)/2 - B, divided by the light
-    on the band beside it, at 9 x 9, both as they are and minus the reference
-    (the median of the rightmost coins), plus the mark itself.
-    """
+def coin_marks(view: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """How much darker than the reference coins each coin's disc is (light divided out)."""
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    v = view.astype(np.float32)
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    yellow = (v[..., 2] + v[..., 1]) / 2 - v[..., 0]
     level = _track_light(grey, centres)[:, None, None]
     half = int(np.ceil(1.3 * radius))
-    grey_p = _patches(cv2.GaussianBlur(grey, (0, 0), 1.0), centres, half) / level
-    yellow_p = _patches(cv2.GaussianBlur(yellow, (0, 0), 1.0), centres, half) / level
+    patches = _patches(cv2.GaussianBlur(grey, (0, 0), 1.0), centres, half) / level
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
     disc = np.hypot(yy, xx) <= 1.1 * radius
-    ref_grey = np.median(grey_p[_REFERENCE], axis=0)
-    marks = np.array([np.mean(np.clip(ref_grey - p, 0, None)[disc]) for p in grey_p])
-    parts = []
-    for stack in (grey_p, yellow_p):
-        small = np.array([cv2.resize(p, (9, 9), interpolation=cv2.INTER_AREA) for p in stack])
-        reference = np.median(small[_REFERENCE], axis=0)
-        parts += [small.reshape(len(small), -1), (small - reference).reshape(len(small), -1)]
-    features = np.hstack(parts + [marks[:, None]]).astype(np.float32)
-    return features, marks
-
-
-@dataclass(frozen=True)
-class CoinModel:
-    """Logistic regression on :func:`coin_features`: P(coin is marked)."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
-
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
-        z = ((features - self.mean) / self.scale) @ self.weights + self.bias
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-
-
-def _load_model() -> CoinModel | None:
-    try:
-        from scanner import coin_weights
-    except ImportError:
-        return None
-    return CoinModel(
-        np.array(coin_weights.MEAN, np.float32),
-        np.array(coin_weights.SCALE, np.float32),
-        np.array(coin_weights.WEIGHTS, np.float32),
-        float(coin_weights.BIAS),
-    )
-
-
-def split_probabilities(p: np.ndarray) -> tuple[int, float]:
-    """Most likely count n given each coin's P(marked), with marks left to right.
-
-    The confidence is the probability of that count against all 15 possible
-    counts (coins independent given the image).
-
-    >>> split_probabilities(np.array([0.9, 0.8, 0.2] + [0.01] * 11))[0]
-    2
-    """
-    p = np.clip(np.asarray(p, np.float64), 1e-6, 1 - 1e-6)
-    marked, unmarked = np.log(p), np.log1p(-p)
-    loglik = np.array([marked[:n].sum() + unmarked[n:].sum() for n in range(len(p) + 1)])
-    n = int(np.argmax(loglik))
-    posterior = np.exp(loglik - loglik.max())
-    return n, float(posterior[n] / posterior.sum())
+    reference = np.median(patches[_REFERENCE], axis=0)
+    return np.array([np.mean(np.clip(reference - p, 0, None)[disc]) for p in patches])
 
 
 def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:
     """(14, 2) coin centres in view pixels: ring-filter peaks near the printed places,
-    then a straight row through them (robust to marked coins that hide their ring)."""
+    then a level row through the clearest of them (marked coins hide their ring)."""
     r = int(np.ceil(1.3 * radius))
     yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
     rr = np.hypot(yy, xx)
@@ -143,26 +80,39 @@ def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:
     band = grey[y0 : int(y1), x0 : int(x1)]
     response = cv2.filter2D(band, -1, kernel)
     w = int(round(_SEARCH * g.CANON_PX_PER_CELL))
-    found = []
+    found, strength = [], []
     for i in range(g.COIN_COUNT):
         cx, cy = g.to_canonical_px(*g.coin_center(i))
         cx, cy = int(round(cx)) - x0, int(round(cy)) - y0
         window = response[max(0, cy - w) : cy + w + 1, max(0, cx - w) : cx + w + 1]
         if window.size == 0:
             found.append((cx + x0, cy + y0))
+            strength.append(0.0)
             continue
         j, k = np.unravel_index(int(np.argmax(window)), window.shape)
         found.append((max(0, cx - w) + k + x0, max(0, cy - w) + j + y0))
+        strength.append(float(window[j, k]))
     pts = np.array(found, np.float64)
+    strength = np.array(strength)
+    # Trust the clearest rings (unmarked coins); marked ones can peak anywhere.
+    clear = strength >= 0.5 * strength.max() if strength.max() > 0 else np.ones(14, bool)
     index = np.arange(g.COIN_COUNT)
-    keep = np.ones(g.COIN_COUNT, bool)
-    for _ in range(3):
-        fx = np.polyfit(index[keep], pts[keep, 0], 1)
-        fy = np.polyfit(index[keep], pts[keep, 1], 1)
-        fitted = np.stack([np.polyval(fx, index), np.polyval(fy, index)], -1)
-        off = np.linalg.norm(pts - fitted, axis=1)
-        keep = off <= max(2.0, 2.5 * float(np.median(off)))
-    return fitted
+    nominal = np.array([g.to_canonical_px(*g.coin_center(i)) for i in index])
+    # The view is rectified: the row is level; its start and pitch may vary by print.
+    y = float(np.median(pts[clear, 1]))
+    if clear.sum() >= 4:
+        fx = np.polyfit(index[clear], pts[clear, 0], 1)
+        pitch = nominal[1, 0] - nominal[0, 0]
+        if abs(fx[0] / pitch - 1) > 0.06:  # implausible pitch: keep the printed one
+            fx = np.array([pitch, float(np.median(pts[clear, 0] - pitch * index[clear]))])
+    else:
+        fx = np.array(
+            [
+                nominal[1, 0] - nominal[0, 0],
+                float(np.median(pts[clear, 0] - nominal[clear, 0]) + nominal[0, 0]),
+            ]
+        )
+    return np.stack([np.polyval(fx, index), np.full(g.COIN_COUNT, y)], -1)
 
 
 def _track_light(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
