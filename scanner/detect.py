@@ -96,7 +96,7 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     """
     if pyramid is None:
         pyramid = Pyramid(ink_image(image))
-    small, small_scale = _detection_level(pyramid)
+    small, small_scale = detection_level(pyramid)
     small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
     detection = Detection(best=None)
     generators = (
@@ -144,7 +144,7 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     return detection
 
 
-def _detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
+def detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
     """The pyramid level whose long side is nearest 640 px, and its scale."""
     best = 0
     for i, level in enumerate(pyramid.levels):

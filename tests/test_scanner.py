@@ -10,9 +10,10 @@ import pytest
 from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
+from scanner.candidates import clockwise, frame_quads, line_quads, mountain_quads, paper_quads
 from scanner.cells import cut_cells
 from scanner.coins import split_marks
-from scanner.detect import find_grid
+from scanner.detect import Pyramid, detection_level, find_grid, fit_lattice, ink_image
 from scanner.errors import SheetNotFound
 from scanner.overlay import draw_attempts, draw_scan
 from scanner.pipeline import read_photo, scan_photo
@@ -156,3 +157,21 @@ def test_read_photo_gives_a_sheet_for_the_detected_side(tmp_path):
     assert len(sheet.confidence) == 11 and all(len(row) == 11 for row in sheet.confidence)
     for r, c in LAYOUTS["B"].mountains:
         assert sheet.map.grid[r][c] == "^"
+
+
+@pytest.mark.parametrize("generator", [mountain_quads, frame_quads, paper_quads, line_quads])
+def test_each_candidate_cue_alone_leads_to_the_grid(generator):
+    """Detection does not bet on one heuristic: every cue finds the grid by itself."""
+    photo, truth = _photo("B", coins=2)
+    pyramid = Pyramid(ink_image(photo))
+    small, scale = detection_level(pyramid)
+    colour = cv2.resize(photo, small.shape[::-1], interpolation=cv2.INTER_AREA)
+    quads = [clockwise(q / scale) for q in generator(small, colour)]
+    assert quads, generator.__name__
+    fits = [fit_lattice(pyramid, q) for q in quads[:40]]
+    errors = [
+        min(_worst_centre_error(np.rot90(f.lattice, k), truth) for k in range(4))
+        for f in fits
+        if f is not None
+    ]
+    assert min(errors) < 0.1, generator.__name__
