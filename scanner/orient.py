@@ -5,7 +5,8 @@ Four printed cues, asymmetric enough together:
 * the five dark mountain cells (side A's are symmetric under a half turn,
   side B's are not, and the two sides share none);
 * the coin track, a row of 14 coins spaced 0.713 cells, found only below the
-  grid of an upright sheet -- this settles side A's half-turn ambiguity;
+  grid of an upright sheet, on side A a gold band -- with the labels this
+  settles side A's half-turn ambiguity;
 * the row letters left of the grid and column numbers below it, one per cell;
 * the colour of the dashed interior lines (orange on A, grey on B).
 
@@ -103,6 +104,12 @@ def label_score(canvas: np.ndarray) -> float:
     return float(np.mean(scores))
 
 
+def band_saturation(saturation: np.ndarray) -> float:
+    """Mean colour saturation (0..255) where the coin band is below an upright grid."""
+    x0, y0, x1, y1 = ((v + _MARGIN) * _PX for v in g.COIN_BAND)
+    return float(saturation[int(y0) : int(y1), int(x0) : int(x1)].mean())
+
+
 def line_warmth(canvas: np.ndarray) -> float:
     """Red-minus-blue on the interior grid lines relative to the cells (orange lines: > 0)."""
     m = int(_MARGIN * _PX)
@@ -124,6 +131,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     ink = cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth = line_warmth(canvas)
+    saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1]
+    band = [band_saturation(np.rot90(saturation, k)) for k in range(4)]
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
         if side != "auto" and name != side:
@@ -136,6 +145,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
             upright = np.rot90(mountains, k)
             match = upright[expected].mean() - upright[~expected].mean()
             evidence = match + labels[k] + 0.3 * coins[k] + 0.15 * colour
+            if name == "A":  # side A's gold coin band below the grid, plain paper above
+                evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.5, 0.5))
             scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]
@@ -152,6 +163,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
             "coins": [round(c, 3) for c in coins],
             "labels": [round(v, 3) for v in labels],
             "warmth": round(warmth, 1),
+            "band": [round(v, 1) for v in band],
         },
     )
 
