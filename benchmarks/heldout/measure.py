@@ -9,10 +9,11 @@ tuning), writes them as JPEG files (some EXIF-turned), and runs
     python -m benchmarks.heldout.measure --n 60 --difficulty normal hard --contact /tmp/heldout.png
 
 Figures printed per difficulty: grid found (every cell centre within 10 % of a
-cell of the truth lattice, whatever the turn), side and orientation right,
-coins right, cell accuracy (cells not printed by the layout), sheets with all
-121 cells right, sheets with the exact total, how many flagged cells were
-wrong (and how many wrong cells were flagged), and the commonest confusions.
+cell of the truth lattice, whatever the turn) and within 25 % (still readable);
+on the sheets within 25 % with the right side and turn: coins right, cell
+accuracy (cells not printed by the layout), sheets with all 121 cells right,
+sheets with the exact total, how many flagged cells were wrong (and how many
+wrong cells were flagged), the commonest confusions, accuracy by drawing style.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-TOLERANCE = 0.10  # cells
+TOLERANCE = 0.10  # cells: "grid found"
+READABLE = 0.25  # cells: a looser fit whose cells are still cut well enough to read
 DEFAULT_SEED = 700_000  # this renderer's own seeds; nothing else uses them
 
 
@@ -76,6 +78,24 @@ def measure_one(job: tuple[str, int, str]) -> dict:
     set_threads(1)
     path, truth = render_one(job)
     out = {"seed": seed, "difficulty": difficulty, "hand": truth["hand"], "found": False}
+    out["conditions"] = {
+        k: (round(v, 2) if isinstance(v, float) else v)
+        for k, v in truth.items()
+        if k
+        in (
+            "size",
+            "exif",
+            "tilt_deg",
+            "page_fraction",
+            "background",
+            "cell_px",
+            "scan",
+            "glare",
+            "shadow",
+            "motion",
+            "jpeg_quality",
+        )
+    }
     start = time.perf_counter()
     try:
         scan = scan_photo(path)
@@ -86,8 +106,9 @@ def measure_one(job: tuple[str, int, str]) -> dict:
     lat = np.asarray(scan.lattice, float)
     errs = [centre_error(_turned(lat, k), tl) for k in range(4)]
     out["found"] = min(errs) < TOLERANCE
+    out["readable"] = min(errs) < READABLE
     out["grid_error"] = min(errs)
-    out["oriented"] = errs[0] < TOLERANCE
+    out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
     sheet = sheet_from_scan(scan)
@@ -123,7 +144,8 @@ def report(results: list[dict], difficulty: str) -> None:
     """Print the figures for one difficulty."""
     n = len(results)
     found = [r for r in results if r["found"]]
-    right = [r for r in found if r["oriented"] and r["side_ok"]]
+    readable = [r for r in results if r.get("readable")]
+    right = [r for r in readable if r["oriented"] and r["side_ok"]]
     coins = [r for r in right if r["coins"] == r["coins_truth"]]
     cells = [c for r in right for c in r["cells"]]
     wrong = [c for c in cells if c[0] != c[1]]
@@ -140,7 +162,9 @@ def report(results: list[dict], difficulty: str) -> None:
 
     print(f"\n== held-out renderer, {difficulty}: {n} photos ==")
     print(f"grid found (every cell centre within {TOLERANCE:.0%} of a cell): {pct(len(found), n)}")
-    print(f"side and orientation right (of found):  {pct(len(right), len(found))}")
+    print(f"grid within {READABLE:.0%} of a cell:             {pct(len(readable), n)}")
+    print(f"side and orientation right (of those):  {pct(len(right), len(readable))}")
+    print("figures below are on those sheets:")
     print(f"coins right (of those):                 {pct(len(coins), len(right))}")
     print(f"cell accuracy (unprinted cells):        {pct(len(cells) - len(wrong), len(cells))}")
     print(
@@ -172,8 +196,13 @@ def report(results: list[dict], difficulty: str) -> None:
         ", ".join(f"{h} {100 * a / b:.1f}% ({k})" for h, (a, b, k) in sorted(by_hand.items())),
     )
     misses = [r["seed"] for r in results if not r["found"]]
-    turned = [r["seed"] for r in found if not (r["oriented"] and r["side_ok"])]
+    turned = [r["seed"] for r in readable if not (r["oriented"] and r["side_ok"])]
     print(f"not found: seeds {misses}; side/orientation wrong: seeds {turned}")
+    for r in results:
+        if not r["found"] or not (r.get("oriented") and r.get("side_ok")):
+            err = r.get("grid_error")
+            err = "no sheet" if err is None else f"grid error {err:.2f} cells"
+            print(f"  {r['seed']}: {err}; {r['conditions']}")
     print(f"time per photo (scan + classify): median {np.median(ms):.0f} ms, max {max(ms):.0f} ms")
 
 
