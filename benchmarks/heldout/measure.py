@@ -50,10 +50,11 @@ def _turned(lattice: np.ndarray, k: int) -> np.ndarray:
 
 def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
     """Render one photo and its truth into the folder, or reuse them if they are there."""
-    from benchmarks.heldout.render import write_photo
+    from benchmarks.heldout.render import file_format, write_photo
 
     folder, seed, difficulty = job
-    path = Path(folder) / f"{difficulty}_{seed}.jpg"
+    suffix = ".heic" if file_format(seed, difficulty) == "heic" else ".jpg"
+    path = Path(folder) / f"{difficulty}_{seed}{suffix}"
     truth_path = path.with_suffix(".json")
     if path.exists() and truth_path.exists():
         return path, json.loads(truth_path.read_text())
@@ -209,10 +210,13 @@ def report(results: list[dict], difficulty: str) -> None:
 def contact_sheet(folder: Path, names: list[str], out: Path, height: int = 700) -> None:
     """Thumbnails of some photos (EXIF applied, as a viewer shows them) side by side."""
     from PIL import Image, ImageOps
+    from pillow_heif import register_heif_opener
 
+    register_heif_opener()
     thumbs = []
     for name in names:
-        im = ImageOps.exif_transpose(Image.open(folder / name)).convert("RGB")
+        path = next(p for p in sorted(folder.glob(name + ".*")) if p.suffix != ".json")
+        im = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
         thumbs.append(im.resize((max(1, round(im.width * height / im.height)), height)))
     per_row = 4
     rows = [thumbs[i : i + per_row] for i in range(0, len(thumbs), per_row)]
@@ -261,7 +265,7 @@ def main(argv=None) -> None:
         print(f"wall time {time.perf_counter() - t0:.0f} s (rendering included)")
         everything[difficulty] = results
     if args.contact:
-        names = [f"{d}_{args.seed + i}.jpg" for d in args.difficulty for i in range(min(4, args.n))]
+        names = [f"{d}_{args.seed + i}" for d in args.difficulty for i in range(min(4, args.n))]
         contact_sheet(args.folder, names, args.contact)
         print(f"contact sheet: {args.contact}")
     if args.json:

@@ -995,10 +995,21 @@ def render_photo(
     return photo, truth
 
 
+def _file_draws(seed: int, difficulty: str) -> tuple[int, str]:
+    rng = np.random.default_rng([seed, DIFFICULTIES.index(difficulty), 0x4E1D0, 1])
+    tag = int(rng.choice([1, 3, 6, 8], p=[0.8, 0.04, 0.1, 0.06]))
+    fmt = "heic" if rng.random() < 0.06 else "jpeg"
+    return (1 if fmt == "heic" else tag), fmt
+
+
 def exif_tag(seed: int, difficulty: str) -> int:
     """The EXIF orientation the photo of ``seed`` is stored with (1 = none; 3, 6, 8 turned)."""
-    rng = np.random.default_rng([seed, DIFFICULTIES.index(difficulty), 0x4E1D0, 1])
-    return int(rng.choice([1, 3, 6, 8], p=[0.8, 0.04, 0.1, 0.06]))
+    return _file_draws(seed, difficulty)[0]
+
+
+def file_format(seed: int, difficulty: str) -> str:
+    """ "jpeg" or (for a few photos, stored upright) "heic"; name the file to match."""
+    return _file_draws(seed, difficulty)[1]
 
 
 def _final_map(state: GameState):
@@ -1008,10 +1019,18 @@ def _final_map(state: GameState):
 
 
 def write_photo(path, seed: int, difficulty: str = "normal", size=None) -> dict:
-    """Render a held-out photo to a JPEG file (EXIF-turned when the truth says so); its truth."""
+    """Render a held-out photo to a JPEG (EXIF-turned when the truth says so) or HEIC file.
+
+    The format is :func:`file_format`'s; returns the truth.
+    """
     import io
 
     photo, truth = render_photo(seed, difficulty, size)
+    if file_format(seed, difficulty) == "heic":
+        from pillow_heif import from_pillow
+
+        from_pillow(Image.fromarray(photo)).save(str(path), quality=truth["jpeg_quality"])
+        return truth
     stored = np.rot90(photo, EXIF_TAGS[truth["exif"]])
     im = Image.fromarray(np.ascontiguousarray(stored))
     exif = Image.Exif()
