@@ -5,8 +5,8 @@ Four printed cues, asymmetric enough together:
 * the five dark mountain cells (side A's are symmetric under a half turn,
   side B's are not, and the two sides share none);
 * the coin track, a row of 14 coins spaced 0.713 cells, found only below the
-  grid of an upright sheet, on a coloured band (gold on A) -- with the labels
-  this settles side A's half-turn ambiguity;
+  grid of an upright sheet, on side A a gold band -- with the labels this
+  settles side A's half-turn ambiguity;
 * the row letters left of the grid and column numbers below it, one per cell;
 * the colour of the dashed interior lines (orange on A, grey on B).
 
@@ -145,9 +145,11 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
             upright = np.rot90(mountains, k)
             match = upright[expected].mean() - upright[~expected].mean()
             evidence = match + labels[k] + 0.3 * coins[k] + 0.15 * colour
-            # The coloured coin band below the grid, plain paper above it (both sides
-            # alike, so it weighs on which way up, not on which side).
-            evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.4, 0.4))
+            if name == "A":
+                # Side A's gold coin band lies below the grid, plain paper above: a
+                # turn that puts the paper where the band should be loses (only
+                # loses, so this cue never favours side A over side B).
+                evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.4, 0.0))
             scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]
