@@ -53,7 +53,9 @@ def mountain_quads(ink: np.ndarray, bgr: np.ndarray, most: int = 10) -> list[np.
         nearest = dist.argmin(axis=2)  # (M, 2)
         close = dist.min(axis=2) < 0.6 * cell[:, None]
         hits = close.sum(axis=1)
-        for m in np.nonzero(plausible & (hits >= 1))[0]:
+        chosen = np.nonzero(plausible & (hits >= 1))[0]
+        chosen = chosen[np.argsort(-hits[chosen], kind="stable")][:40]  # best matches first
+        for m in chosen:
             src = [*base]
             dst = [*centres[triples[m]]]
             for o in range(2):
@@ -124,20 +126,13 @@ def _square_blobs(mask: np.ndarray, bgr: np.ndarray, kernel: int):
     area_all = np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
     blue = np.bincount(flat, weights=bgr[..., 0].ravel(), minlength=count) / area_all
     red = np.bincount(flat, weights=bgr[..., 2].ravel(), minlength=count) / area_all
-    out = []
-    for i in range(1, count):
-        x, y, bw, bh, area = stats[i]
-        if area < max(25, 4 * kernel * kernel) or area > 0.01 * h * w:
-            continue
-        if red[i] < blue[i] + 8:
-            continue
-        if max(bw, bh) > 2.2 * min(bw, bh):
-            continue
-        # A square seen in perspective fills at least ~half its bounding box.
-        if area < 0.45 * bw * bh:
-            continue
-        out.append((float(area), centroids[i], float(np.sqrt(area))))
-    return out
+    x, y, bw, bh, area = (stats[:, i] for i in range(5))
+    keep = (area >= max(25, 4 * kernel * kernel)) & (area <= 0.01 * h * w)
+    keep &= red >= blue + 8
+    keep &= np.maximum(bw, bh) <= 2.2 * np.minimum(bw, bh)
+    keep &= area >= 0.45 * bw * bh  # a square in perspective fills half its box or more
+    keep[0] = False  # the background
+    return [(float(area[i]), centroids[i], float(np.sqrt(area[i]))) for i in np.nonzero(keep)[0]]
 
 
 def frame_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:

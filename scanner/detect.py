@@ -38,6 +38,7 @@ from scanner.lattice import (
     fit_lattice,
     max_shift,
     quad_homography,
+    with_lattice,
 )
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "fine_fit",
     "fit_lattice",
     "ink_image",
+    "with_lattice",
 ]
 
 N = GRID_CELLS
@@ -138,9 +140,12 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
             if fit and (detection.best is None or fit.score > detection.best.score):
                 detection.best = fit
         if detection.best and detection.best.score >= GOOD_ENOUGH:
+            detection.best = with_lattice(pyramid, detection.best)
             return detection
     if detection.best and detection.best.score < ACCEPT_SCORE:
         detection.best = None
+    if detection.best is not None:
+        detection.best = with_lattice(pyramid, detection.best)
     return detection
 
 

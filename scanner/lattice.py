@@ -11,7 +11,7 @@ puts them, weighted by the share of the frame found.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -33,12 +33,13 @@ class GridFit:
     """
 
     homography: np.ndarray
-    lattice: np.ndarray
+    lattice: np.ndarray | None  # None until :func:`with_lattice`
     score: float
     source: str
     quad: np.ndarray
-    interior: float = 0.0  # share of interior line segments found on the model
-    frame: float = 0.0  # share of the frame found dark
+    interior: float = 0.0  # share of interior line pieces found on the model
+    frame: float = 0.0  # share of the frame's sides found
+    measurement: object = None  # what the lattice is built from
 
 
 class Pyramid:
@@ -83,7 +84,8 @@ def fit_lattice(pyramid: Pyramid, quad: np.ndarray, source: str = "") -> GridFit
     passes measure the interior intersections and fit a homography to them.
     """
     coarse = coarse_fit(pyramid, quad)
-    return None if coarse is None else fine_fit(pyramid, coarse[0], quad, source)
+    fit = None if coarse is None else fine_fit(pyramid, coarse[0], quad, source)
+    return None if fit is None else with_lattice(pyramid, fit)
 
 
 def quad_homography(quad: np.ndarray) -> np.ndarray | None:
@@ -134,14 +136,23 @@ def fine_fit(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, source: str) -> 
             break
     if best is None:
         return None
-    cell = cell_size_px(best.homography)
+    score = best.agreement * (0.25 + 0.75 * best.frame)
+    return GridFit(
+        best.homography, None, float(score), source, quad, best.agreement, best.frame, best
+    )
+
+
+def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
+    """The fit with its 12 x 12 lattice of intersections measured (done for the winner only)."""
+    if fit.lattice is not None:
+        return fit
+    m = fit.measurement
     points = _lattice_from_measurements(
-        best.homography, best.nodes, best.measured, best.inliers, cell
+        m.homography, m.nodes, m.measured, m.inliers, cell_size_px(m.homography)
     )
     for _ in range(2):
-        points = refine_locally(pyramid, best.homography, points)
-    score = best.agreement * (0.25 + 0.75 * best.frame)
-    return GridFit(best.homography, points, float(score), source, quad, best.agreement, best.frame)
+        points = refine_locally(pyramid, m.homography, points)
+    return replace(fit, lattice=points)
 
 
 @dataclass(frozen=True)
@@ -447,9 +458,12 @@ def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ]
     )
     count = np.sum(~np.isnan(stack[..., 0]), axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmedian(stack, axis=0), count
+    ordered = np.sort(stack, axis=0)  # NaNs last
+    lo = np.clip((count - 1) // 2, 0, 7)[None, ..., None].repeat(2, axis=-1)
+    hi = np.clip(count // 2, 0, 7)[None, ..., None].repeat(2, axis=-1)
+    median = (np.take_along_axis(ordered, lo, 0)[0] + np.take_along_axis(ordered, hi, 0)[0]) / 2
+    median[count == 0] = np.nan
+    return median, count
 
 
 def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float) -> np.ndarray:

@@ -21,6 +21,7 @@ from scanner.detect import (
     find_grid,
     fine_fit,
     ink_image,
+    with_lattice,
 )
 from scanner.errors import ClassifierUnavailable, SheetNotFound
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL
@@ -95,6 +96,7 @@ def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detect
         quad = previous.quad * factor + 0.5 * factor - 0.5
         fit = fine_fit(pyramid, s @ previous.homography, quad, previous.source)
         if fit is not None and fit.score >= previous.score - 0.02:
+            fit = with_lattice(pyramid, fit)
             return Detection(best=fit, candidates=[(fit.source, quad, fit.score)])
     return find_grid(photo.image, pyramid)
 
