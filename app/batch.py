@@ -48,6 +48,7 @@ INT_COLUMNS = frozenset(
 
 NO_CARDS = "no cards (give --cards, --cards-file, a cartoscore.toml or a 'cards:' header)"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+PRELOAD = ["cv2", "onnxruntime", "app.batch", "app.overlay", "scanner.pipeline", "scanner.classify"]
 
 
 class BadResultsFile(ValueError):
@@ -345,7 +346,7 @@ def run_jobs(
     # one thread each for the BLAS/OpenMP pools they import (workers are the parallelism).
     for var in THREAD_VARS:
         os.environ.setdefault(var, "1")
-    context = multiprocessing.get_context("spawn")
+    context = _context()
     todo = list(jobs)
     while todo:
         suspects, todo = _run_pool(todo, workers, on_result, model, context, worker)
@@ -355,6 +356,19 @@ def run_jobs(
         for job in suspects:
             if _run_pool([job], 1, on_result, model, context, worker)[0]:
                 on_result(error_row(job.source, "the worker process died while scoring it"))
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Fresh worker processes without inherited threads or sessions.
+
+    ``forkserver`` (Linux, macOS) imports the image stack once in a server process and
+    forks each worker from it, so a worker starts in milliseconds; ``spawn`` elsewhere.
+    """
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 def _run_pool(jobs, workers, on_result, model, context, worker) -> tuple[list[Job], list[Job]]:

@@ -9,9 +9,10 @@
    (session creation is once per process). In the same run, plain ``cv2.imread`` of
    the same files. Target: pipeline / imread <= 1.0 (the pipeline decodes at 1/4 scale).
 3. ``batch`` throughput, sheets per second of wall time, on 1 and 2 worker processes
-   (spawned, one single-threaded onnxruntime session each, paths and rows only
-   crossing processes), over ``--batch`` files. Target: 2 workers >= 1.7 x 1 worker.
-   Printed with and without the pool's start-up (spawning workers, imports, session).
+   (forked from a forkserver that imported the image stack once, one single-threaded
+   onnxruntime session each, paths and rows only crossing processes), over ``--batch``
+   files. Target: 2 workers >= 1.7 x 1 worker. Printed with and without the pool's
+   start-up (forking workers, building sessions).
 """
 
 from __future__ import annotations
@@ -70,18 +71,20 @@ def ms(times: list[float]) -> str:
 def batch_rate(jobs: list[Job], workers: int, model: str | None) -> tuple[float, float]:
     """(sheets per second over the whole run, sheets per second after the first result).
 
-    Also prints the workers' CPU seconds per sheet (start-up included): equal for 1 and
-    2 workers means nothing is oversubscribed, whatever else runs on the machine.
+    Also prints the mean time a worker spent on one sheet: about equal for 1 and 2
+    workers when the two really run side by side (nothing oversubscribed, no one else
+    busy on the machine).
     """
     stamps: list[float] = []
-    before = os.times()
+    seconds: list[float] = []
+
+    def done(row: dict) -> None:
+        stamps.append(time.perf_counter())
+        seconds.append(float(row["seconds"]))
+
     t0 = time.perf_counter()
-    run_jobs(jobs, workers, lambda row: stamps.append(time.perf_counter()), model=model)
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
-    print(f"  {workers} worker(s): {cpu / len(jobs) * 1000:.0f} ms CPU per sheet in workers")
+    run_jobs(jobs, workers, done, model=model)
+    print(f"  {workers} worker(s): {statistics.mean(seconds) * 1000:.0f} ms per sheet in a worker")
     total = len(jobs) / (stamps[-1] - t0)
     steady = (len(jobs) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else float("nan")
     return total, steady
