@@ -1,7 +1,9 @@
 """Photo -> canonical view, side, orientation, coins (:func:`scan_photo`) -> `Sheet`.
 
 ``load -> detect -> orient -> rectify -> coins`` here; the cells are cut from the
-canonical view and read by :mod:`scanner.classify` in :func:`read_photo`.
+canonical view and read by :mod:`scanner.classify` in :func:`read_photo`. A big
+photo is decoded at a reduced scale; when the sheet turns out small in it (or is
+not found), it is decoded twice as large and fitted again.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from scanner.load import Photo, load_photo
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
 from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet
+
+SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 
 
 @dataclass
@@ -83,9 +87,6 @@ def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
         if refined.best is not None and (best is None or refined.best.score >= best.score - 0.02):
             photo, detection = finer, refined
     return scan_image(photo, side, detection)
-
-
-SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 
 
 def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detection:
