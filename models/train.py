@@ -184,13 +184,16 @@ def train(
     threads: int,
     evals: int = 8,
     init: Path | None = None,
+    mix_share: float = 0.15,
     log=print,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
     Validates ``evals`` times, evenly spaced, and returns the model with the best
     validation cell accuracy (ties: the later one). ``init`` starts from saved weights
-    (fine-tuning on a newer rendering) instead of from scratch.
+    (fine-tuning on a newer rendering) instead of from scratch. ``mix_share`` of each
+    batch are blends of two cells with blended targets (mixup), so the model learns to
+    say "unsure" on crops that look like two things -- what the review flags rely on.
     """
     import torch
     from torch import nn
@@ -214,10 +217,10 @@ def train(
     t0, total, count = time.perf_counter(), 0.0, 0
     for step in range(1, steps + 1):
         model.train()
-        idx = rng.choice(len(data.labels), batch, p=weights)
-        x = torch.from_numpy(to_tensor(augment(data.images[idx], rng)))
-        r = torch.from_numpy(data.ruins[idx])
-        y = torch.from_numpy(data.labels[idx])
+        images, ruins, target = _batch(data, weights, batch, mix_share, rng)
+        x = torch.from_numpy(to_tensor(images))
+        r = torch.from_numpy(ruins)
+        y = torch.from_numpy(target)
         opt.zero_grad()
         loss = loss_fn(model(x, r), y)
         loss.backward()
@@ -238,6 +241,28 @@ def train(
     model.load_state_dict(best_state)
     model.eval()
     return model
+
+
+def _batch(data: CellSet, weights: np.ndarray, batch: int, mix_share: float, rng):
+    """One augmented batch: uint8 images, ruins flags, soft targets (some cells blended)."""
+    k = len(CLASSES)
+    idx = rng.choice(len(data.labels), batch, p=weights)
+    images = augment(data.images[idx], rng)
+    ruins = data.ruins[idx].copy()
+    target = np.eye(k, dtype=np.float32)[data.labels[idx]]
+    mix = np.flatnonzero(rng.random(batch) < mix_share)
+    if len(mix):
+        other = rng.choice(len(data.labels), len(mix), p=weights)
+        lam = rng.uniform(0.25, 0.75, len(mix)).astype(np.float32)
+        blend = lam[:, None, None, None] * images[mix] + (1 - lam[:, None, None, None]) * augment(
+            data.images[other], rng
+        )
+        images[mix] = np.clip(blend + 0.5, 0, 255).astype(np.uint8)
+        target[mix] = lam[:, None] * target[mix] + (1 - lam[:, None]) * np.eye(k)[
+            data.labels[other]
+        ].astype(np.float32)
+        ruins[mix] = np.maximum(ruins[mix], data.ruins[other])
+    return images, ruins, target
 
 
 def _accuracy(model, x, r, labels: np.ndarray) -> float:
@@ -355,6 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--init", type=Path, help="start from these torch weights (.pt)")
+    ap.add_argument("--mix-share", type=float, default=0.15, help="share of blended cells")
     ap.add_argument("--first-seed", type=int, default=0, help="first training seed")
     args = ap.parse_args(argv)
 
@@ -369,7 +395,15 @@ def main(argv: list[str] | None = None) -> None:
         f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
     )
     model = train(
-        data, val, args.steps, args.batch, args.lr, args.seed, args.threads, init=args.init
+        data,
+        val,
+        args.steps,
+        args.batch,
+        args.lr,
+        args.seed,
+        args.threads,
+        init=args.init,
+        mix_share=args.mix_share,
     )
 
     import torch
@@ -391,6 +425,7 @@ def main(argv: list[str] | None = None) -> None:
         "steps": args.steps,
         "batch": args.batch,
         "lr": args.lr,
+        "mix_share": args.mix_share,
         "seed": args.seed,
         "render_seconds": round(t_data),
         "total_seconds": round(time.perf_counter() - t0),
