@@ -133,7 +133,7 @@ def summarise(rows: list[dict]) -> dict:
 
 def _line(name: str, s: dict) -> str:
     return (
-        f"{name:<18} {s['sheets']:>5} {s['failed']:>4} {s['cell_accuracy']:>9.3%} "
+        f"{name:<24} {s['sheets']:>5} {s['failed']:>4} {s['cell_accuracy']:>9.3%} "
         f"{s['sheets_all_right']:>8.1%} {s['exact_total']:>8.1%} "
         f"{s['exact_total_read_coins']:>8.1%} {s['sheets_flagged']:>8.1%} "
         f"{s['flagged_cells_per_sheet']:>6.2f} {s['wrong_cells']:>6} "
@@ -171,7 +171,7 @@ def main() -> None:
         f"mode {mode}: {len(rows)} sheets, seeds {seeds.start}..{seeds.stop - 1}, {elapsed:.0f} s"
     )
     head = (
-        f"{'group':<18} {'shts':>5} {'fail':>4} {'cells':>9} {'allright':>8} {'exacttot':>8} "
+        f"{'group':<24} {'shts':>5} {'fail':>4} {'cells':>9} {'allright':>8} {'exacttot':>8} "
         f"{'+coins':>8} "
         f"{'flagged':>8} {'fl/sh':>6} {'wrong':>6} {'wr.flag':>8}"
     )

@@ -57,13 +57,36 @@ def difficulty_for(seed: int) -> str:
     return "clean" if u < 0.20 else "normal" if u < 0.65 else "hard"
 
 
-def render_sheet(seed: int, difficulty: str | None = None) -> dict:
-    """One rendered sheet -> balanced crops, labels and its style (runs in workers)."""
+def render_sheet(seed: int, difficulty: str | None = None, source: str = "view") -> dict | None:
+    """One rendered sheet -> balanced crops, labels and its style (runs in workers).
+
+    ``source="view"``: ``make_view``'s canonical view. ``source="photo"``: a full
+    ``make_photo`` read by the scanner (``scanner.pipeline.scan_photo``), so training sees
+    the scanner's own resampling and residual misalignment; a sheet whose detected
+    lattice is off the true one by more than a quarter cell, or whose side was misread,
+    is skipped (None) rather than mislabelled.
+    """
     from models import synth
 
     cv2.setNumThreads(1)
     difficulty = difficulty or difficulty_for(seed)
-    view, truth = synth.make_view(seed, difficulty)
+    if source == "photo":
+        from scanner.errors import SheetNotFound
+        from scanner.pipeline import scan_photo
+
+        photo, truth = synth.make_photo(seed, difficulty)
+        try:
+            scan = scan_photo(photo)
+        except SheetNotFound:
+            return None
+        true_lattice = np.asarray(truth["lattice"], np.float64)
+        cell = np.linalg.norm(true_lattice[0, 1] - true_lattice[0, 0])
+        off = np.linalg.norm(np.asarray(scan.lattice) - true_lattice, axis=-1).mean() / cell
+        if scan.side != truth["side"] or off > 0.25:
+            return None
+        view = scan.view
+    else:
+        view, truth = synth.make_view(seed, difficulty)
     layout = LAYOUTS[truth["side"]]
     grid = truth["grid"]
     labels = np.array([CLASSES.index(grid[r][c]) for r in range(SIZE) for c in range(SIZE)])
@@ -77,13 +100,19 @@ def render_sheet(seed: int, difficulty: str | None = None) -> dict:
     }
 
 
-def build_set(seeds: list[int], workers: int, difficulty: str | None = None) -> CellSet:
+def build_set(
+    seeds: list[int], workers: int, difficulty: str | None = None, source: str = "view"
+) -> CellSet:
     """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
+    n = len(seeds)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            sheets = list(pool.map(render_sheet, seeds, [difficulty] * len(seeds), chunksize=4))
+            sheets = list(
+                pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, chunksize=4)
+            )
     else:
-        sheets = [render_sheet(s, difficulty) for s in seeds]
+        sheets = [render_sheet(s, difficulty, source) for s in seeds]
+    sheets = [s for s in sheets if s is not None]
     n = len(sheets)
     return CellSet(
         images=np.concatenate([s["images"] for s in sheets]),
@@ -96,10 +125,21 @@ def build_set(seeds: list[int], workers: int, difficulty: str | None = None) -> 
     )
 
 
-def cached_set(name: str, seeds: list[int], workers: int, difficulty: str | None = None) -> CellSet:
-    """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo)."""
-    tag = _synth_version()
-    path = CACHE_DIR / f"{name}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
+def cached_set(
+    name: str,
+    seeds: list[int],
+    workers: int,
+    difficulty: str | None = None,
+    source: str = "view",
+    version: str | None = None,
+) -> CellSet:
+    """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo).
+
+    ``version`` reuses a set cached from an older synthesis version instead.
+    """
+    tag = version or _synth_version()
+    kind = "" if source == "view" else f"-{source}"
+    path = CACHE_DIR / f"{name}{kind}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
     if path.exists():
         z = np.load(path, allow_pickle=False)
         return CellSet(
@@ -111,7 +151,7 @@ def cached_set(name: str, seeds: list[int], workers: int, difficulty: str | None
             [str(v) for v in z["diff"]],
             [str(v) for v in z["side"]],
         )
-    data = build_set(seeds, workers, difficulty)
+    data = build_set(seeds, workers, difficulty, source)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     np.savez(
         path,
@@ -124,6 +164,20 @@ def cached_set(name: str, seeds: list[int], workers: int, difficulty: str | None
         side=np.array(data.side),
     )
     return data
+
+
+def concat(parts: list[CellSet]) -> CellSet:
+    """Several cell sets as one (sheet indices renumbered)."""
+    offsets = np.cumsum([0] + [len(p.style) for p in parts])
+    return CellSet(
+        images=np.concatenate([p.images for p in parts]),
+        labels=np.concatenate([p.labels for p in parts]),
+        ruins=np.concatenate([p.ruins for p in parts]),
+        sheet=np.concatenate([p.sheet + o for p, o in zip(parts, offsets[:-1], strict=True)]),
+        style=[x for p in parts for x in p.style],
+        difficulty=[x for p in parts for x in p.difficulty],
+        side=[x for p in parts for x in p.side],
+    )
 
 
 # --- augmentation (numpy, on balanced uint8 crops; then the shared to_tensor) -----------
@@ -382,13 +436,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--init", type=Path, help="start from these torch weights (.pt)")
     ap.add_argument("--mix-share", type=float, default=0.15, help="share of blended cells")
     ap.add_argument("--first-seed", type=int, default=0, help="first training seed")
+    ap.add_argument("--photo-sheets", type=int, default=600, help="photos read by the scanner")
+    ap.add_argument("--view-version", help="reuse views cached from this synthesis version")
+    ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
     train_seeds = list(range(args.first_seed, args.first_seed + args.train_sheets))
+    photo_seeds = list(range(args.first_seed, args.first_seed + args.photo_sheets))
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
-    data = cached_set("train", train_seeds, args.workers)
-    val = cached_set("val", val_seeds, args.workers)
+    parts = []
+    if args.train_sheets:
+        parts.append(cached_set("train", train_seeds, args.workers, version=args.view_version))
+    if args.photo_sheets:
+        parts.append(cached_set("train", photo_seeds, args.workers, source="photo"))
+    data = concat(parts)
+    val = cached_set("val", val_seeds, args.workers, source=args.val_source)
     t_data = time.perf_counter() - t0
     print(
         f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
@@ -417,7 +480,12 @@ def main(argv: list[str] | None = None) -> None:
     torch.save(model.state_dict(), weights)
     metrics = evaluate_onnx(args.out, val)
     metrics["training"] = {
-        "train_seeds": [args.first_seed, args.first_seed + args.train_sheets - 1],
+        "train_view_sheets": args.train_sheets,
+        "train_photo_sheets": args.photo_sheets,
+        "train_sheets_kept": len(data.style),
+        "first_seed": args.first_seed,
+        "validation_source": args.val_source,
+        "validation_sheets_kept": len(val.style),
         "init": str(args.init) if args.init else None,
         "synth_version": _synth_version(),
         "validation_seeds": [VALIDATION_SEED, VALIDATION_SEED + args.val_sheets - 1],
