@@ -418,7 +418,7 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     measured[..., 1] = np.where(ok, found[1], cells[..., 1])
     shift = measured - cells
     shift[~ok] = np.nan
-    shift = _reject_unlike_neighbours(shift, 0.05)
+    shift = _reject_unlike_neighbours(shift, 0.08, blend=False)
     shift = np.nan_to_num(shift)
     moved = cells + shift
     return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
@@ -466,8 +466,10 @@ def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return median, count
 
 
-def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float) -> np.ndarray:
-    """Drop nodes far from their neighbours' median, then blend each with that median.
+def _reject_unlike_neighbours(
+    disp: np.ndarray, tolerance: float, blend: bool = True
+) -> np.ndarray:
+    """Drop nodes far from their neighbours' median, then (``blend``) average each with it.
 
     Lines hidden under mountains or heavy drawing give single wrong nodes; real
     paper bends move whole neighbourhoods together.
@@ -477,9 +479,10 @@ def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float) -> np.ndarray:
     bad = (count >= 3) & (off > tolerance)
     out = disp.copy()
     out[bad] = np.nan
-    median, count = _neighbour_median(out)
-    blend = ~np.isnan(out[..., 0]) & (count >= 3)
-    out[blend] = 0.5 * out[blend] + 0.5 * median[blend]
+    if blend:
+        median, count = _neighbour_median(out)
+        mixed = ~np.isnan(out[..., 0]) & (count >= 3)
+        out[mixed] = 0.5 * out[mixed] + 0.5 * median[mixed]
     return out
 
 
