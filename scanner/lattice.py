@@ -466,9 +466,7 @@ def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return median, count
 
 
-def _reject_unlike_neighbours(
-    disp: np.ndarray, tolerance: float, blend: bool = True
-) -> np.ndarray:
+def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float, blend: bool = True) -> np.ndarray:
     """Drop nodes far from their neighbours' median, then (``blend``) average each with it.
 
     Lines hidden under mountains or heavy drawing give single wrong nodes; real
