@@ -128,6 +128,7 @@ def measure_one(job: tuple[str, int, str]) -> dict:
                 (true[r][c], pred[r][c], space_name((r, c)) in flagged, (r, c) in layout.ruins)
             )
     out["cells"] = cells
+    out["habits"] = truth.get("habits", {})
     out["all_cells_right"] = tuple(pred) == tuple(true)
     truth_total = int(truth["total"])
     try:
@@ -195,6 +196,26 @@ def report(results: list[dict], difficulty: str) -> None:
     print(
         "cell accuracy by drawing style:",
         ", ".join(f"{h} {100 * a / b:.1f}% ({k})" for h, (a, b, k) in sorted(by_hand.items())),
+    )
+    per_terrain = defaultdict(lambda: [0, 0])
+    per_design = defaultdict(lambda: [0, 0])
+    for r in right:
+        icons = r.get("habits", {}).get("icons", {})
+        for c in r["cells"]:
+            per_terrain[c[0]][0] += c[0] == c[1]
+            per_terrain[c[0]][1] += 1
+            if c[0] in icons:
+                key = f"{c[0]}:{icons[c[0]]}"
+                per_design[key][0] += c[0] == c[1]
+                per_design[key][1] += 1
+    print(
+        "cells read right by true terrain:",
+        ", ".join(f"{t} {100 * a / b:.1f}%" for t, (a, b) in sorted(per_terrain.items())),
+    )
+    worst = sorted(per_design.items(), key=lambda kv: kv[1][0] / kv[1][1])[:8]
+    print(
+        "weakest icon designs:",
+        ", ".join(f"{k} {100 * a / b:.0f}% ({b} cells)" for k, (a, b) in worst),
     )
     misses = [r["seed"] for r in results if not r["found"]]
     turned = [r["seed"] for r in readable if not (r["oriented"] and r["side_ok"])]

@@ -88,6 +88,7 @@ class Sheet:
     lattice: np.ndarray  # (12, 12, 2) page-pixel (x, y) of the grid intersections
     side: str
     hand: str
+    habits: dict = field(default_factory=dict)  # icon designs, hatching, outlines (for reports)
 
 
 # --------------------------------------------------------------------------- paper
@@ -901,7 +902,17 @@ def render_sheet(rng: np.random.Generator, state: GameState, ppc: float, hard: b
     rgba = np.dstack([np.clip(page * 255, 0, 255), alpha]).astype(np.uint8)
     ii, jj = np.mgrid[0 : SIZE + 1, 0 : SIZE + 1]
     lattice = np.stack([origin[0] + jj * cell, origin[1] + ii * cell], -1).astype(np.float64)
-    return Sheet(rgba, ppc, lattice, state.side, hand.style)
+    habits = {
+        "icons": {
+            t: ("minimal" if hand.minimal else symbols.VARIANT_NAMES[t][v])
+            for t, v in hand.variants.items()
+        }
+        if hand.icons
+        else {},
+        "hatching": hand.hatch_kind if hand.fill_pens else None,
+        "outlines": hand.outline is not None,
+    }
+    return Sheet(rgba, ppc, lattice, state.side, hand.style, habits)
 
 
 def _torn_alpha(rng, w, h, ppc) -> np.ndarray:
@@ -986,6 +997,7 @@ def render_photo(
         "exif": exif,
         "jpeg_quality": quality,
         "hand": sheet.hand,
+        "habits": sheet.habits,
         "render_ppc": round(ppc, 1),
         "cell_px": round(cell_px, 1),
         "size": list(cam.size),

@@ -12,7 +12,14 @@ import numpy as np
 
 Prim = tuple[str, np.ndarray]
 
-VARIANTS = {"T": 6, "V": 5, "F": 5, "W": 4, "M": 5}
+VARIANT_NAMES = {
+    "T": ("triangle", "lollipop", "pine-zigzag", "two-trees", "cloud-canopy", "three-tiers"),
+    "V": ("pentagon", "square-roof-door", "two-houses", "chimney-window", "tower"),
+    "F": ("wheat-ear", "furrows", "dotted-rows", "crosshatch", "sprouts"),
+    "W": ("long-waves", "ripples", "tilde-rows", "curl-wave"),
+    "M": ("round-face", "spiky-blob", "horned-head", "eyes-teeth", "x-eyes"),
+}
+VARIANTS = {t: len(names) for t, names in VARIANT_NAMES.items()}
 
 
 def _pts(*xy: float) -> np.ndarray:
