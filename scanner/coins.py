@@ -23,8 +23,10 @@ import numpy as np
 from scanner import geometry as g
 
 MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
-_REFERENCE = slice(11, 14)  # coins taken as unmarked for the reference
+_REFERENCE_COINS = 3  # the brightest coins, taken as unmarked for the reference
 _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
+_SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
+_MIN_BAND_EDGE = 8.0  # Lab units: weaker band edges are not trusted
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     """Read the coin track of an upright canonical view (``scanner.geometry`` layout)."""
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    centres = locate_coins(grey, radius)
+    centres = locate_coins(grey, radius, band_centre_line(view))
     marks = coin_marks(view, centres)
     count, confidence = split_marks(marks)
     return CoinReading(
@@ -61,58 +63,116 @@ def coin_marks(view: np.ndarray, centres: np.ndarray) -> np.ndarray:
     patches = _patches(cv2.GaussianBlur(grey, (0, 0), 1.0), centres, half) / level
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
     disc = np.hypot(yy, xx) <= 1.1 * radius
-    reference = np.median(patches[_REFERENCE], axis=0)
+    # The reference is the unmarked coins: the three brightest discs (a game rarely
+    # marks more than 11 coins; when it does, they still include the unmarked ones).
+    brightness = np.array([p[disc].mean() for p in patches])
+    reference = np.median(patches[np.argsort(brightness)[-_REFERENCE_COINS:]], axis=0)
     return np.array([np.mean(np.clip(reference - p, 0, None)[disc]) for p in patches])
 
 
-def locate_coins(grey: np.ndarray, radius: float) -> np.ndarray:
-    """(14, 2) coin centres in view pixels: ring-filter peaks near the printed places,
-    then a level row through the clearest of them (marked coins hide their ring)."""
+def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None) -> np.ndarray:
+    """(14, 2) coin centres in view pixels.
+
+    The row follows the coin band's centre line (``band``: ``(K, 3)`` x, y,
+    strength from :func:`band_centre_line`, which may bend with curled paper);
+    along it, ring-filter peaks near the printed places give the row's start
+    and pitch (marked coins hide their ring, so only the clearest are trusted).
+    """
     r = int(np.ceil(1.3 * radius))
     yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
     rr = np.hypot(yy, xx)
     inner = (rr <= 0.6 * radius).astype(np.float32)
     ring = ((rr >= 0.8 * radius) & (rr <= 1.15 * radius)).astype(np.float32)
     kernel = inner / inner.sum() - ring / ring.sum()
-    x0, y0 = g.to_canonical_px(g.COIN_FIRST_X - 0.6, g.COIN_Y - 0.6)
-    x1, y1 = g.to_canonical_px(g.COIN_FIRST_X + 13.6 * g.COIN_SPACING, g.COIN_Y + 0.6)
+    index = np.arange(g.COIN_COUNT)
+    nominal = np.array([g.to_canonical_px(*g.coin_center(i)) for i in index])
+    if band is not None:
+        row_y = np.interp(nominal[:, 0], band[:, 0], band[:, 1])
+        w_y = int(round(_SEARCH_ON_BAND * g.CANON_PX_PER_CELL))
+    else:
+        row_y = nominal[:, 1]
+        w_y = int(round(_SEARCH * g.CANON_PX_PER_CELL))
+    x0, y0 = g.to_canonical_px(g.COIN_FIRST_X - 0.6, g.COIN_Y - 1.0)
+    x1, y1 = g.to_canonical_px(g.COIN_FIRST_X + 13.6 * g.COIN_SPACING, g.COIN_Y + 1.0)
     x0, y0 = max(0, int(x0)), max(0, int(y0))
-    band = grey[y0 : int(y1), x0 : int(x1)]
-    response = cv2.filter2D(band, -1, kernel)
+    response = cv2.filter2D(grey[y0 : int(y1), x0 : int(x1)], -1, kernel)
     w = int(round(_SEARCH * g.CANON_PX_PER_CELL))
     found, strength = [], []
-    for i in range(g.COIN_COUNT):
-        cx, cy = g.to_canonical_px(*g.coin_center(i))
-        cx, cy = int(round(cx)) - x0, int(round(cy)) - y0
-        window = response[max(0, cy - w) : cy + w + 1, max(0, cx - w) : cx + w + 1]
+    for i in index:
+        cx, cy = int(round(nominal[i, 0])) - x0, int(round(row_y[i])) - y0
+        top, left = max(0, cy - w_y), max(0, cx - w)
+        window = response[top : cy + w_y + 1, left : cx + w + 1]
         if window.size == 0:
             found.append((cx + x0, cy + y0))
             strength.append(0.0)
             continue
         j, k = np.unravel_index(int(np.argmax(window)), window.shape)
-        found.append((max(0, cx - w) + k + x0, max(0, cy - w) + j + y0))
+        found.append((left + k + x0, top + j + y0))
         strength.append(float(window[j, k]))
     pts = np.array(found, np.float64)
     strength = np.array(strength)
     # Trust the clearest rings (unmarked coins); marked ones can peak anywhere.
     clear = strength >= 0.5 * strength.max() if strength.max() > 0 else np.ones(14, bool)
-    index = np.arange(g.COIN_COUNT)
-    nominal = np.array([g.to_canonical_px(*g.coin_center(i)) for i in index])
-    # The view is rectified: the row is level; its start and pitch may vary by print.
-    y = float(np.median(pts[clear, 1]))
+    if band is not None:
+        ys = np.interp(pts[:, 0], band[:, 0], band[:, 1])
+    else:  # the view is rectified: the row is level
+        ys = np.full(g.COIN_COUNT, float(np.median(pts[clear, 1])))
+    pitch = nominal[1, 0] - nominal[0, 0]
     if clear.sum() >= 4:
         fx = np.polyfit(index[clear], pts[clear, 0], 1)
-        pitch = nominal[1, 0] - nominal[0, 0]
         if abs(fx[0] / pitch - 1) > 0.06:  # implausible pitch: keep the printed one
             fx = np.array([pitch, float(np.median(pts[clear, 0] - pitch * index[clear]))])
     else:
-        fx = np.array(
-            [
-                nominal[1, 0] - nominal[0, 0],
-                float(np.median(pts[clear, 0] - nominal[clear, 0]) + nominal[0, 0]),
-            ]
-        )
-    return np.stack([np.polyval(fx, index), np.full(g.COIN_COUNT, y)], -1)
+        fx = np.array([pitch, float(np.median(pts[clear, 0] - nominal[clear, 0]) + nominal[0, 0])])
+    xs = np.polyval(fx, index)
+    if band is not None:
+        ys = np.interp(xs, band[:, 0], band[:, 1])
+    return np.stack([xs, ys], -1)
+
+
+def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
+    """The coin band's centre line: ``(chunks, 3)`` rows of x, y (view pixels) and strength.
+
+    The band (gold on side A, grey on B) is a strip 0.6 cell high, darker and
+    differently coloured than the paper: in each of ``chunks`` pieces along it
+    the centre is where two opposite edges (paper -> band above, band -> paper
+    below) are strongest, searching up to 0.5 cell from the printed place.
+    Returns None when the band is not seen clearly.
+    """
+    px = g.CANON_PX_PER_CELL
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
+    x0, y0 = g.to_canonical_px(g.COIN_BAND[0] + 0.1, g.COIN_Y - 0.9)
+    x1, y1 = g.to_canonical_px(g.COIN_BAND[2] - 0.1, g.COIN_Y + 0.9)
+    x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), int(x1), int(y1)
+    half = int(round(0.3 * px))
+    d = 3
+    centres = np.arange(half + 2 + 2 * d, (y1 - y0) - half - 2 - 2 * d)
+    cuts = np.linspace(x0, x1, chunks + 1).astype(int)
+    out = []
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        prof = lab[y0:y1, a:b].mean(axis=1)
+        best = (-1.0, 0)
+        for hh in (half - 2, half, half + 2):
+            top = prof[centres - hh + d] - prof[centres - hh - d]  # inside minus outside
+            bottom = prof[centres + hh - d] - prof[centres + hh + d]
+            nt, nb = np.linalg.norm(top, axis=1), np.linalg.norm(bottom, axis=1)
+            cos = (top * bottom).sum(1) / np.maximum(nt * nb, 1e-6)
+            darker = (top[:, 0] < 0) & (bottom[:, 0] < 0)  # the band is darker than paper
+            score = np.minimum(nt, nb) * np.clip(cos, 0, None) * darker
+            i = int(np.argmax(score))
+            if score[i] > best[0]:
+                best = (float(score[i]), int(centres[i]))
+        out.append(((a + b) / 2, y0 + best[1], best[0]))
+    line = np.array(out)
+    if np.median(line[:, 2]) < _MIN_BAND_EDGE:
+        return None
+    # A piece far from its neighbours (a stroke, a box line) takes their median.
+    ys = line[:, 1]
+    padded = np.concatenate([ys[:1], ys, ys[-1:]])
+    smooth = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    bad = np.abs(ys - smooth) > 0.12 * px
+    line[bad, 1] = smooth[bad]
+    return line
 
 
 def _track_light(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
@@ -155,9 +215,11 @@ def _patches(image: np.ndarray, centres: np.ndarray, half: int) -> np.ndarray:
 def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[int, float]:
     """Best count n (coins [0, n) marked, [n, 14) not) and a confidence in 0..1.
 
-    The count is where the marks drop most between the (up to) three coins
-    before and the three after: a local step, so a slow drift of the marks
-    along the track (light, print) does not move it.
+    Marks go left to right, so the count is a single change point: the split
+    whose two groups (marked on the left, unmarked on the right) each sit
+    closest to their own mean. The split counts only when the marked group is
+    darker than the unmarked one by ``min_contrast`` or by several times the
+    unmarked coins' own spread (pale, washed-out photos).
 
     >>> split_marks(np.array([0.2, 0.2, 0.19] + [0.0] * 11))[0]
     3
@@ -165,14 +227,28 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     0
     """
     marks = np.asarray(marks, np.float64)
-    steps = np.array(
-        [marks[max(0, n - 3) : n].mean() - marks[n : n + 3].mean() for n in range(1, len(marks))]
-    )
-    n = int(np.argmax(steps)) + 1
-    step = float(steps[n - 1])
-    if step < min_contrast:
-        # Nothing marked: sure when every coin looks like the reference.
-        return 0, float(np.clip(1.0 - marks.max() / (2 * min_contrast), 0.0, 1.0))
+    total = len(marks)
+    n, best_cost = 0, np.inf
+    for k in range(1, total + 1):
+        left, right = marks[:k], marks[k:]
+        if right.size and left.mean() <= right.mean():
+            continue
+        cost = np.sum((left - left.mean()) ** 2)
+        if right.size:
+            cost += np.sum((right - right.mean()) ** 2)
+        if cost < best_cost:
+            n, best_cost = k, cost
+    if n == 0:
+        return 0, 1.0
+    right = marks[n:]
+    step = float(marks[:n].mean() - (right.mean() if right.size else 0.0))
+    noise = max(float(np.std(right)) if right.size > 1 else 0.0, 0.002)
+    threshold = min(min_contrast, 6 * noise)
+    if step < threshold:
+        # Nothing marked: sure when even the best split is far below the threshold.
+        return 0, float(np.clip(1.0 - step / (2 * threshold), 0.0, 1.0))
+    if not right.size:
+        return n, float(np.clip(marks.min() / (2 * min_contrast), 0.0, 1.0))
     # How cleanly the two groups separate: the gap between them over the step.
-    gap = marks[:n].min() - marks[n:].max()
+    gap = marks[:n].min() - right.max()
     return n, float(np.clip(0.5 + gap / step, 0.0, 1.0))
