@@ -26,7 +26,7 @@ MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
 _REFERENCE_COINS = 3  # the brightest coins, taken as unmarked for the reference
 _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
-_MIN_BAND_EDGE = 8.0  # Lab units: weaker band edges are not trusted
+_MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,10 @@ class CoinReading:
 
 def read_coin_track(view: np.ndarray) -> CoinReading:
     """Read the coin track of an upright canonical view (``scanner.geometry`` layout)."""
-    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius, band_centre_line(view))
-    marks = coin_marks(view, centres)
+    marks = coin_marks(view, centres, grey)
     count, confidence = split_marks(marks)
     return CoinReading(
         count,
@@ -54,13 +54,30 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     )
 
 
-def coin_marks(view: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """How much darker than the reference coins each coin's disc is (light divided out)."""
+def _track_grey(view: np.ndarray) -> np.ndarray:
+    """Grey float image of the view, computed only on the rows around the coin track."""
+    grey = np.zeros(view.shape[:2], np.float32)
+    top = max(0, int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1]))
+    bottom = int(g.to_canonical_px(0, g.COIN_Y + 1.2)[1])
+    grey[top:bottom] = cv2.cvtColor(view[top:bottom], cv2.COLOR_BGR2GRAY)
+    return grey
+
+
+def coin_marks(view: np.ndarray, centres: np.ndarray, grey: np.ndarray | None = None) -> np.ndarray:
+    """How much darker than the reference coins each coin's disc is (light divided out).
+
+    ``grey`` may pass the view's grey image (only the track's rows are used).
+    """
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if grey is None:
+        grey = _track_grey(view)
     level = _track_light(grey, centres)[:, None, None]
     half = int(np.ceil(1.3 * radius))
-    patches = _patches(cv2.GaussianBlur(grey, (0, 0), 1.0), centres, half) / level
+    top = max(0, int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1]))
+    bottom = int(g.to_canonical_px(0, g.COIN_Y + 1.2)[1])
+    blurred = grey.copy()
+    blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
+    patches = _patches(blurred, centres, half) / level
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
     disc = np.hypot(yy, xx) <= 1.1 * radius
     # The reference is the unmarked coins: the three brightest discs (a game rarely
@@ -134,23 +151,23 @@ def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
     """The coin band's centre line: ``(chunks, 3)`` rows of x, y (view pixels) and strength.
 
     The band (gold on side A, grey on B) is a strip 0.6 cell high, darker and
-    differently coloured than the paper: in each of ``chunks`` pieces along it
+    differently coloured than the paper (YCrCb): in each of ``chunks`` pieces along it
     the centre is where two opposite edges (paper -> band above, band -> paper
     below) are strongest, searching up to 0.5 cell from the printed place.
     Returns None when the band is not seen clearly.
     """
     px = g.CANON_PX_PER_CELL
-    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
     x0, y0 = g.to_canonical_px(g.COIN_BAND[0] + 0.1, g.COIN_Y - 0.9)
     x1, y1 = g.to_canonical_px(g.COIN_BAND[2] - 0.1, g.COIN_Y + 0.9)
     x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), int(x1), int(y1)
+    ycc = cv2.cvtColor(view[y0:y1, x0:x1], cv2.COLOR_BGR2YCrCb).astype(np.float32)
     half = int(round(0.3 * px))
     d = 3
     centres = np.arange(half + 2 + 2 * d, (y1 - y0) - half - 2 - 2 * d)
     cuts = np.linspace(x0, x1, chunks + 1).astype(int)
     out = []
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):
-        prof = lab[y0:y1, a:b].mean(axis=1)
+        prof = ycc[:, a - x0 : b - x0].mean(axis=1)
         best = (-1.0, 0)
         for hh in (half - 2, half, half + 2):
             top = prof[centres - hh + d] - prof[centres - hh - d]  # inside minus outside
