@@ -43,7 +43,7 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def measure_one(job: tuple[int, str, str]) -> dict:
+def measure_one(job: tuple[int, str, str, bool]) -> dict:
     """Render and read one sheet; returns what was right and what was flagged."""
     import cv2
 
@@ -51,7 +51,8 @@ def measure_one(job: tuple[int, str, str]) -> dict:
     from models import synth
     from scanner import classify
 
-    seed, difficulty, mode = job
+    seed, difficulty, mode, mirror = job
+    classify.set_mirror(mirror)
     t0 = time.perf_counter()
     out: dict = {"seed": seed, "difficulty": difficulty}
     try:
@@ -148,6 +149,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, help="also write every sheet's result here")
     ap.add_argument("--first-seed", type=int, default=TEST_SEED)
+    ap.add_argument("--mirror", action="store_true", help="classify_cells with mirror averaging")
     args = ap.parse_args()
     mode = args.mode
     if mode is None:
@@ -158,7 +160,7 @@ def main() -> None:
         except ImportError:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
-    jobs = [(s, DIFFICULTIES[i % 3], mode) for i, s in enumerate(seeds)]
+    jobs = [(s, DIFFICULTIES[i % 3], mode, args.mirror) for i, s in enumerate(seeds)]
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -168,7 +170,8 @@ def main() -> None:
     elapsed = time.perf_counter() - t0
 
     print(
-        f"mode {mode}: {len(rows)} sheets, seeds {seeds.start}..{seeds.stop - 1}, {elapsed:.0f} s"
+        f"mode {mode}{' +mirror' if args.mirror else ''}: {len(rows)} sheets, "
+        f"seeds {seeds.start}..{seeds.stop - 1}, {elapsed:.0f} s"
     )
     head = (
         f"{'group':<24} {'shts':>5} {'fail':>4} {'cells':>9} {'allright':>8} {'exacttot':>8} "

@@ -135,6 +135,22 @@ def test_session_is_built_once_and_threads_are_configurable():
         classify.set_threads(-1)
 
 
+def test_mirror_averaging_reads_the_same_sheet():
+    crops, truth = _rendered(SEEDS[2])
+    layout = LAYOUTS[truth["side"]]
+    plain = classify.classify_cells(crops, layout)
+    mirrored = classify.classify_cells(crops, layout, mirror=True)
+    np.testing.assert_allclose(mirrored.model_probabilities.sum(axis=1), 1.0)
+    # Averaging two views of the same cells changes the doubt, not the reading.
+    same = sum(
+        a == b
+        for ra, rb in zip(plain.grid, mirrored.grid, strict=True)
+        for a, b in zip(ra, rb, strict=True)
+    )
+    assert same >= 118
+    assert not np.allclose(plain.model_probabilities, mirrored.model_probabilities)
+
+
 def test_printed_terrain_and_grid_shape():
     crops, truth = _rendered(SEEDS[2])
     layout = LAYOUTS[truth["side"]]
