@@ -2,15 +2,17 @@
 
 Players mark coins left to right with a cross, a tick or a scribble. The
 printed coins are identical, so each coin is compared with the unmarked ones
-at the right end of the track (a game rarely earns more than 11 coins):
+(a game rarely earns more than 11 coins):
 
-1. every coin is located near its printed place (a bright disc in a dark ring),
-   and a straight row is fitted through the 14 positions;
+1. the band's centre line is found (it bends and shifts with curled paper) and
+   every coin is located on it near its printed place (a bright disc in a dark
+   ring); a straight row of even pitch is fitted through the clearest;
 2. the light at each coin is measured on the band just above and below it and
    divided out, so shadows and glare do not read as marks;
 3. a coin's *mark* is how much darker than the reference coin its disc is;
 4. the count is the split (marked on the left, unmarked on the right) that best
-   explains the marks; the confidence says how clean that split is.
+   explains the marks; the confidence says how clean that split is; the coins
+   that split calls unmarked then become the reference for a second reading.
 """
 
 from __future__ import annotations
@@ -40,12 +42,21 @@ class CoinReading:
 
 
 def read_coin_track(view: np.ndarray) -> CoinReading:
-    """Read the coin track of an upright canonical view (``scanner.geometry`` layout)."""
+    """Read the coin track of an upright canonical view (``scanner.geometry`` layout).
+
+    The first reading compares every coin with the brightest ones; when it
+    leaves at least ``_REFERENCE_COINS`` coins unmarked, the coins are compared
+    again with exactly those (the brightest can be thinly marked ones).
+    """
     grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius, band_centre_line(view))
-    marks = coin_marks(view, centres, grey)
+    discs = coin_discs(grey, centres)
+    marks = coin_marks(discs)
     count, confidence = split_marks(marks)
+    if len(discs) - count >= _REFERENCE_COINS:
+        marks = coin_marks(discs, np.arange(count, len(discs)))
+        count, confidence = split_marks(marks)
     return CoinReading(
         count,
         confidence,
@@ -54,37 +65,42 @@ def read_coin_track(view: np.ndarray) -> CoinReading:
     )
 
 
+def _track_rows() -> tuple[int, int]:
+    top = max(0, int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1]))
+    return top, int(g.to_canonical_px(0, g.COIN_Y + 1.2)[1])
+
+
 def _track_grey(view: np.ndarray) -> np.ndarray:
     """Grey float image of the view, computed only on the rows around the coin track."""
     grey = np.zeros(view.shape[:2], np.float32)
-    top = max(0, int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1]))
-    bottom = int(g.to_canonical_px(0, g.COIN_Y + 1.2)[1])
+    top, bottom = _track_rows()
     grey[top:bottom] = cv2.cvtColor(view[top:bottom], cv2.COLOR_BGR2GRAY)
     return grey
 
 
-def coin_marks(view: np.ndarray, centres: np.ndarray, grey: np.ndarray | None = None) -> np.ndarray:
-    """How much darker than the reference coins each coin's disc is (light divided out).
-
-    ``grey`` may pass the view's grey image (only the track's rows are used).
-    """
+def coin_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(14, P) pixels of each coin's disc (slightly blurred), the light divided out."""
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    if grey is None:
-        grey = _track_grey(view)
     level = _track_light(grey, centres)[:, None, None]
     half = int(np.ceil(1.3 * radius))
-    top = max(0, int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1]))
-    bottom = int(g.to_canonical_px(0, g.COIN_Y + 1.2)[1])
+    top, bottom = _track_rows()
     blurred = grey.copy()
     blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
     patches = _patches(blurred, centres, half) / level
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
-    disc = np.hypot(yy, xx) <= 1.1 * radius
-    # The reference is the unmarked coins: the three brightest discs (a game rarely
-    # marks more than 11 coins; when it does, they still include the unmarked ones).
-    brightness = np.array([p[disc].mean() for p in patches])
-    reference = np.median(patches[np.argsort(brightness)[-_REFERENCE_COINS:]], axis=0)
-    return np.array([np.mean(np.clip(reference - p, 0, None)[disc]) for p in patches])
+    return patches[:, np.hypot(yy, xx) <= 1.1 * radius]
+
+
+def coin_marks(discs: np.ndarray, unmarked: np.ndarray | None = None) -> np.ndarray:
+    """How much darker than the reference each coin's disc is, on average.
+
+    The reference is the per-pixel median of the ``unmarked`` coins (indices),
+    by default the ``_REFERENCE_COINS`` brightest discs.
+    """
+    if unmarked is None:
+        unmarked = np.argsort(discs.mean(axis=1))[-_REFERENCE_COINS:]
+    reference = np.median(discs[unmarked], axis=0)
+    return np.clip(reference - discs, 0, None).mean(axis=1)
 
 
 def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None) -> np.ndarray:

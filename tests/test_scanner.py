@@ -68,7 +68,7 @@ def test_side_orientation_and_lattice_from_any_rotation(side, quarter_turns):
     assert scan.side_confidence > 0.5 and scan.orientation_confidence > 0.3
 
 
-@pytest.mark.parametrize("coins", [0, 1, 5, 9])
+@pytest.mark.parametrize("coins", [0, 1, 5, 9, 11])
 def test_marked_coins_are_counted(coins):
     photo, _ = _photo("A", coins=coins)
     scan = scan_photo(photo)
