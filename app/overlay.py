@@ -164,10 +164,10 @@ def _draw_explanation(img: np.ndarray, game: GameResult, edict: str) -> None:
     for r, c in expl.spaces:
         x0, y0, x1, y1 = _cell_rect(r, c)
         cv2.rectangle(tint, (x0, y0), (x1, y1), HIGHLIGHT, -1)
-    cv2.addWeighted(tint, 0.45, img, 0.55, 0, dst=img)
+    cv2.addWeighted(tint, 0.55, img, 0.45, 0, dst=img)
     for r, c in expl.spaces:
         x0, y0, x1, y1 = _cell_rect(r, c)
-        cv2.rectangle(img, (x0 + 3, y0 + 3), (x1 - 3, y1 - 3), HIGHLIGHT, 2)
+        cv2.rectangle(img, (x0 + 4, y0 + 4), (x1 - 4, y1 - 4), (0, 140, 255), 3)
     for i, cluster in enumerate(expl.clusters):
         mask = np.zeros(img.shape[:2], np.uint8)
         for r, c in cluster:
