@@ -22,7 +22,7 @@ from scoring.layouts import SIZE, Layout, space_name
 #: The committed model.
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.onnx"
 #: Review a cell when its chosen class has less than this probability ...
-REVIEW_MIN_PROB = 0.80
+REVIEW_MIN_PROB = 0.90
 #: ... or when the runner-up is within this much of it.
 REVIEW_MIN_MARGIN = 0.5
 #: Candidates listed in a review: classes with at least this probability.
