@@ -234,6 +234,7 @@ CHUNKS = 4  # each interior line is measured in this many pieces along its lengt
 
 
 DEGREE = 2  # polynomial through a line's pieces (bent paper)
+EDGE_WINDOW = 0.13  # cells: the frame's inner line is looked for this near the lattice
 
 
 def _measure_intersections(
@@ -366,7 +367,7 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     """Move each intersection onto the lines measured right beside it (curled corners).
 
     Every grid line is measured once per cell it borders, in a narrow window
-    (0.15 cell; 0.1 on the frame, clear of its outer line) around where the
+    (0.15 cell; ``EDGE_WINDOW`` on the frame, clear of its outer line) around where the
     lattice puts it, so icons in the cells stay out of view. A node takes the
     mean of its two adjacent pieces per direction; nodes unlike their
     neighbours, or not measured, keep their place.
@@ -397,7 +398,8 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
             prof = response[cols[:, :, None, :], rows[:, None, :, None]].mean(axis=2)
         edge = np.zeros(prof.shape[1], bool)
         edge[[0, N]] = True
-        prof[:, edge, :] = np.where(np.abs(offs) > 0.1 * px, 0.0, prof[:, edge, :])
+        # The frame's outer line lies FRAME_WIDTH (0.22) beyond its inner one.
+        prof[:, edge, :] = np.where(np.abs(offs) > EDGE_WINDOW * px, 0.0, prof[:, edge, :])
         j = np.argmax(prof, axis=2)
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
         strength = peak - np.median(prof, axis=2)
