@@ -13,6 +13,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from typer.testing import CliRunner
+
+from cli import app as cli_app
+
+# Shared by the CLI test modules.
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
+DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
+runner = CliRunner()
+
+
+def run(*args: str):
+    """Invoke the cartoscore CLI in-process (typer's runner) with ``args``."""
+    return runner.invoke(cli_app, list(args))
+
 
 STAND_IN_MODEL = Path(__file__).resolve().parent / "data" / "stand_in_cells.onnx"
 

@@ -13,24 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import app.inputs
-from cli import app as cli_app
 from scanner.sheet import Review, Sheet
 from scoring.board import Map
 from scoring.cards import CARDS
 from scoring.layouts import SIDE_A, parse_space
 from scoring.textmap import format_text
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
-DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(cli_app, list(args))
+from tests.cli_fixtures import DEAL, ROOT, SAMPLE, run
 
 
 def json_lines(text: str) -> list[dict]:

@@ -13,20 +13,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from cli import app as cli_app
 from scoring.board import Map
 from scoring.layouts import SIDE_B
 from scoring.textmap import format_text
-
-ROOT = Path(__file__).resolve().parent.parent
-DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(cli_app, list(args))
+from tests.cli_fixtures import DEAL, ROOT, run
 
 
 def png_declaring(width: int, height: int) -> bytes:

@@ -11,19 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import app.batch
 from app.batch import COLUMNS, collect_inputs, ranking, read_results
-from cli import app as cli_app
+from tests.cli_fixtures import ROOT, run
 
-ROOT = Path(__file__).resolve().parent.parent
 TOTALS = {"wilderness-a": 96, "wastelands-b": 136, "forest-road-a": 126, "sparse-b": 56}
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(cli_app, list(args))
 
 
 @pytest.fixture

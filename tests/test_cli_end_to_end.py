@@ -13,24 +13,16 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from app.batch import read_results
-from cli import app as cli_app
 from scoring.board import Map
 from scoring.layouts import LAYOUTS
 from scoring.textmap import format_text
+from tests.cli_fixtures import DEAL, ROOT, run
 
-ROOT = Path(__file__).resolve().parent.parent
-DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
 SHIPPED = sorted((ROOT / "samples" / "photos").glob("*.jpg"))
 README_PHOTO = "samples/photos/synth-2028-A-pencil-hatch-icon.jpg"
 FRESH = [(901_001, "clean"), (901_002, "normal"), (901_003, "normal")]
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(cli_app, list(args))
 
 
 def typed_map(truth: dict, folder: Path) -> Path:

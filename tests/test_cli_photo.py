@@ -12,25 +12,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 import scanner.classify
-from cli import app as cli_app
 from scanner import geometry as g
 from scoring.cards import CARDS
 from scoring.game import score_game
 from scoring.layouts import SIZE, parse_space
 from scoring.textmap import load_map_file
-from tests.cli_fixtures import STAND_IN_MODEL
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = str(ROOT / "samples" / "wilderness-a.txt")
-DEAL = "sentinel-wood,canal-lake,great-city,borderlands"
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(cli_app, list(args))
+from tests.cli_fixtures import DEAL, ROOT, SAMPLE, STAND_IN_MODEL, run
 
 
 @pytest.fixture(scope="module")
