@@ -138,27 +138,23 @@ def place_camera(
         a = area(project(corners, dist, (0, 0))) / (w * h)
         dist *= np.sqrt(a / frac)
     margin = 0.02 * min(w, h)
+
+    def fits(pts: np.ndarray) -> bool:
+        """Every projected grid point lies at least ``margin`` inside the frame."""
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        return bool(lo[0] > margin and lo[1] > margin and hi[0] < w - margin and hi[1] < h - margin)
+
     for attempt in range(60):
         spread = dist * 0.25 * (1 - attempt / 60)
         off = rng.uniform(-spread, spread, 2)
         g = project(gridq, dist, off)
-        if (
-            g[:, 0].min() > margin
-            and g[:, 1].min() > margin
-            and g[:, 0].max() < w - margin
-            and g[:, 1].max() < h - margin
-        ):
+        if fits(g):
             break
     else:  # back off until the grid fits
         off = np.zeros(2)
         while True:
             g = project(gridq, dist, off)
-            if (
-                g[:, 0].min() > margin
-                and g[:, 1].min() > margin
-                and g[:, 0].max() < w - margin
-                and g[:, 1].max() < h - margin
-            ):
+            if fits(g):
                 break
             dist *= 1.08
     homog = cv2.getPerspectiveTransform(
