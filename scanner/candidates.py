@@ -136,23 +136,71 @@ def _square_blobs(mask: np.ndarray, bgr: np.ndarray, kernel: int):
 
 
 def frame_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:
-    """Quads outlining large dark closed shapes: the frame ring (and what encloses it)."""
+    """Quads outlining large dark closed shapes: the frame ring (and what encloses it).
+
+    Each shape gives its four longest straight runs (the frame's sides, even when
+    a drawing or the header banner touches the frame) and its enclosing quad.
+    """
     h, w = ink.shape
     block = max(15, (min(h, w) // 20) | 1)
     dark = cv2.adaptiveThreshold(
         ink, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 20
     )
-    contours, _ = cv2.findContours(dark, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    quads = []
+    contours, _ = cv2.findContours(dark, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    quads: list[np.ndarray] = []
     area_min = 0.02 * h * w
     for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:12]:
         hull = cv2.convexHull(contour)
         if cv2.contourArea(hull) < area_min:
             break
-        quad = _hull_to_quad(hull)
-        if quad is not None:
-            quads.append(quad)
+        for quad in (_straight_sides_quad(contour, hull), _hull_to_quad(hull)):
+            if quad is not None and not any(same_quad(quad, q) for q in quads):
+                quads.append(quad)
     return quads
+
+
+def _straight_sides_quad(contour: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
+    """The quad bounded by a contour's longest straight runs, two in each direction.
+
+    Things touching the frame (the banner, a drawing) add corners to its outline
+    and its hull, but the frame's sides stay the longest straight runs.
+    """
+    size = np.sqrt(cv2.contourArea(hull))
+    perimeter = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, max(1.5, 0.004 * perimeter), True)
+    poly = poly.reshape(-1, 2).astype(np.float64)
+    if len(poly) < 4:
+        return None
+    segs = np.hstack([poly, np.roll(poly, -1, axis=0)])
+    length = np.linalg.norm(segs[:, 2:] - segs[:, :2], axis=1)
+    keep = length >= 0.04 * size
+    if keep.sum() < 4:
+        return None
+    lines = _merge_lines(segs[keep], length[keep], len(segs), tolerance=0.015 * size)
+    first = np.arctan2(lines[0][1], lines[0][0])
+    families: list[list[np.ndarray]] = [[], []]
+    for line in lines:
+        turn = abs(((np.arctan2(line[1], line[0]) - first + np.pi / 2) % np.pi) - np.pi / 2)
+        if turn < np.radians(20):
+            families[0].append(line)
+        elif turn > np.radians(50):
+            families[1].append(line)
+    sides = []
+    for family in families:
+        if not family:
+            return None
+        # The longest run, and the longest one at least half the shape away from it.
+        a = family[0]
+        far = [b for b in family[1:] if abs(np.sign(a[:2] @ b[:2]) * b[2] - a[2]) > 0.5 * size]
+        if not far:
+            return None
+        sides.append((a, far[0]))
+    (l1, l2), (l3, l4) = sides
+    corners = [_intersect(l1, l3), _intersect(l3, l2), _intersect(l2, l4), _intersect(l4, l1)]
+    if any(c is None for c in corners):
+        return None
+    quad = np.array(corners)
+    return quad if cv2.isContourConvex(quad.astype(np.float32)) else None
 
 
 def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
@@ -258,8 +306,13 @@ def _pairs(n: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
 
-def _merge_lines(segs: np.ndarray, length: np.ndarray, keep: int) -> list[np.ndarray]:
-    """Merge collinear segments; return the ``keep`` longest lines as (a, b, c), ax+by=c."""
+def _merge_lines(
+    segs: np.ndarray, length: np.ndarray, keep: int, tolerance: float = 4.0
+) -> list[np.ndarray]:
+    """Merge collinear segments (``tolerance`` px apart at most).
+
+    Returns the ``keep`` longest lines as (a, b, c), ax + by = c, |(a, b)| = 1.
+    """
     order = np.argsort(-length)
     lines: list[list[float]] = []  # a, b, c, total length
     for s in order:
@@ -269,7 +322,7 @@ def _merge_lines(segs: np.ndarray, length: np.ndarray, keep: int) -> list[np.nda
         for line in lines:
             if abs(n @ line[:2]) > np.cos(np.radians(3)):
                 sign = np.sign(n @ line[:2])
-                if abs(sign * c - line[2]) < 4:
+                if abs(sign * c - line[2]) < tolerance:
                     line[3] += length[s]
                     break
         else:
