@@ -29,6 +29,7 @@ _REFERENCE_COINS = 3  # the brightest coins, taken as unmarked for the reference
 _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
+_SHIFT = 3  # view pixels: how far a disc may be off its located centre
 
 
 @dataclass(frozen=True)
@@ -79,28 +80,48 @@ def _track_grey(view: np.ndarray) -> np.ndarray:
 
 
 def coin_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """(14, P) pixels of each coin's disc (slightly blurred), the light divided out."""
+    """(14, S, P) pixels of each coin's disc (slightly blurred), the light divided out.
+
+    Axis 1 holds the disc cut at each of ``S`` small shifts (up to ``_SHIFT``
+    pixels, the unshifted cut first), so a coin located a pixel or two off can
+    still be compared with the reference pixel for pixel.
+    """
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     level = _track_light(grey, centres)[:, None, None]
     half = int(np.ceil(1.3 * radius))
     top, bottom = _track_rows()
     blurred = grey.copy()
     blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
-    patches = _patches(blurred, centres, half) / level
+    big = half + _SHIFT
+    patches = _patches(blurred, centres, big) / level
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
-    return patches[:, np.hypot(yy, xx) <= 1.1 * radius]
+    disc = np.hypot(yy, xx) <= 1.1 * radius
+    shifts = [(0, 0)] + [
+        (dy, dx)
+        for dy in range(-_SHIFT, _SHIFT + 1)
+        for dx in range(-_SHIFT, _SHIFT + 1)
+        if (dy or dx) and dy * dy + dx * dx <= _SHIFT * _SHIFT
+    ]
+    size = 2 * half + 1
+    cuts = [
+        patches[:, _SHIFT + dy : _SHIFT + dy + size, _SHIFT + dx : _SHIFT + dx + size][:, disc]
+        for dy, dx in shifts
+    ]
+    return np.stack(cuts, axis=1)
 
 
 def coin_marks(discs: np.ndarray, unmarked: np.ndarray | None = None) -> np.ndarray:
     """How much darker than the reference each coin's disc is, on average.
 
     The reference is the per-pixel median of the ``unmarked`` coins (indices),
-    by default the ``_REFERENCE_COINS`` brightest discs.
+    by default the ``_REFERENCE_COINS`` brightest discs; each coin is compared
+    at the shift (axis 1 of ``discs``) where it looks least marked.
     """
+    centred = discs[:, 0]
     if unmarked is None:
-        unmarked = np.argsort(discs.mean(axis=1))[-_REFERENCE_COINS:]
-    reference = np.median(discs[unmarked], axis=0)
-    return np.clip(reference - discs, 0, None).mean(axis=1)
+        unmarked = np.argsort(centred.mean(axis=1))[-_REFERENCE_COINS:]
+    reference = np.median(centred[unmarked], axis=0)
+    return np.clip(reference - discs, 0, None).mean(axis=2).min(axis=1)
 
 
 def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None) -> np.ndarray:
@@ -151,12 +172,15 @@ def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None
     else:  # the view is rectified: the row is level
         ys = np.full(g.COIN_COUNT, float(np.median(pts[clear, 1])))
     pitch = nominal[1, 0] - nominal[0, 0]
-    if clear.sum() >= 4:
-        fx = np.polyfit(index[clear], pts[clear, 0], 1)
-        if abs(fx[0] / pitch - 1) > 0.06:  # implausible pitch: keep the printed one
-            fx = np.array([pitch, float(np.median(pts[clear, 0] - pitch * index[clear]))])
-    else:
-        fx = np.array([pitch, float(np.median(pts[clear, 0] - nominal[clear, 0]) + nominal[0, 0])])
+    # Start from the printed pitch through the clear coins; refit the pitch only on
+    # coins that agree with that (a marked coin's peak can sit anywhere in its window)
+    # and only when they span enough of the row to pin it down.
+    fx = np.array([pitch, float(np.median(pts[clear, 0] - pitch * index[clear]))])
+    agree = clear & (np.abs(pts[:, 0] - np.polyval(fx, index)) < 0.05 * pitch)
+    if agree.sum() >= 4 and np.ptp(index[agree]) >= 6:
+        fitted = np.polyfit(index[agree], pts[agree, 0], 1)
+        if abs(fitted[0] / pitch - 1) <= 0.04:
+            fx = fitted
     xs = np.polyval(fx, index)
     if band is not None:
         ys = np.interp(xs, band[:, 0], band[:, 1])
