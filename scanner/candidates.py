@@ -173,10 +173,11 @@ def _straight_sides_quad(contour: np.ndarray, hull: np.ndarray) -> np.ndarray | 
         return None
     segs = np.hstack([poly, np.roll(poly, -1, axis=0)])
     length = np.linalg.norm(segs[:, 2:] - segs[:, :2], axis=1)
-    keep = length >= 0.04 * size
-    if keep.sum() < 4:
+    keep = np.argsort(-length)[:32]  # the sides are among the longest runs
+    keep = keep[length[keep] >= 0.04 * size]
+    if len(keep) < 4:
         return None
-    lines = _merge_lines(segs[keep], length[keep], len(segs), tolerance=0.015 * size)
+    lines = _merge_lines(segs[keep], length[keep], len(keep), tolerance=0.015 * size)
     first = np.arctan2(lines[0][1], lines[0][0])
     families: list[list[np.ndarray]] = [[], []]
     for line in lines:
@@ -257,8 +258,13 @@ def paper_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
-def line_quads(ink: np.ndarray, bgr: np.ndarray, per_family: int = 6) -> list[np.ndarray]:
-    """Quads bounded by pairs of long lines from the two dominant directions."""
+def line_quads(
+    ink: np.ndarray, bgr: np.ndarray, per_family: int = 6, most: int = 30
+) -> list[np.ndarray]:
+    """Quads bounded by pairs of long lines from the two dominant directions.
+
+    At most ``most`` quads, those bounded by the longest lines first.
+    """
     h, w = ink.shape
     edges = cv2.Canny(cv2.GaussianBlur(ink, (3, 3), 0), 40, 120)
     min_len = 0.12 * min(h, w)
@@ -298,8 +304,9 @@ def line_quads(ink: np.ndarray, bgr: np.ndarray, per_family: int = 6) -> list[np
                 continue
             if np.any(np.abs(quad) > 3 * max(h, w)):
                 continue
-            quads.append(quad)
-    return quads
+            quads.append((i + j + k + m, len(quads), quad))
+    quads.sort(key=lambda item: item[:2])  # quads of the longest lines first
+    return [quad for _, _, quad in quads[:most]]
 
 
 def _pairs(n: int) -> list[tuple[int, int]]:

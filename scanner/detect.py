@@ -70,6 +70,9 @@ GOOD_ENOUGH = 0.85  # a candidate this good ends the search early
 FINE_FITS = 2  # candidates of one generator measured in full, best coarse scores first
 
 
+CLEAR_COMB = 2.2  # a coarse (comb) score this high is measured at once
+
+
 @dataclass
 class Detection:
     """Everything detection tried (for the overlay) and the best fit, if any."""
@@ -110,35 +113,35 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     seen: list[np.ndarray] = []
     for name, generate in generators:
         coarse = []
-        for quad in generate(small, small_bgr):
-            quad = clockwise(quad / small_scale)
+        budget = FINE_FITS  # fine fits left for this generator
+        quads = [clockwise(q / small_scale) for q in generate(small, small_bgr)]
+        for i, quad in enumerate(quads):
             if any(same_quad(quad, q) for q in seen):
                 continue
             seen.append(quad)
             fit = coarse_fit(pyramid, quad)
-            if fit is not None:
-                coarse.append((fit[1], fit[0], quad))
-            else:
+            if fit is None:
                 detection.candidates.append((name, quad, 0.0))
+            elif fit[1] >= CLEAR_COMB and budget > 0:
+                # A comb this clear is almost always the grid: measure it now, and
+                # stop looking when it fits well.
+                budget -= 1
+                best = _fine(pyramid, fit[0], quad, name)
+                detection.candidates.append((name, quad, best.score if best else 0.0))
+                _keep_better(detection, best)
+                if best is not None and best.score >= GOOD_ENOUGH:
+                    # The rest stay listed, unmeasured (a second sheet shows up there).
+                    detection.candidates += [(name, q, 0.0) for q in quads[i + 1 :]]
+                    detection.best = with_lattice(pyramid, detection.best)
+                    return detection
+            else:
+                coarse.append((fit[1], fit[0], quad))
         coarse.sort(key=lambda item: -item[0])
         for rank, (_, h, quad) in enumerate(coarse):
             done = detection.best is not None and detection.best.score >= GOOD_ENOUGH
-            fit = None
-            if rank < FINE_FITS and not done:
-                fit = fine_fit(pyramid, h, quad, name)
-                # The comb can slip a whole cell on busy sheets: try the quad as it came too.
-                raw = quad_homography(quad)
-                if (
-                    raw is not None
-                    and max_shift(raw, h) > 0.3
-                    and (fit is None or fit.score < GOOD_ENOUGH)
-                ):
-                    other = fine_fit(pyramid, raw, quad, name)
-                    if other is not None and (fit is None or other.score > fit.score):
-                        fit = other
+            fit = _fine(pyramid, h, quad, name) if rank < budget and not done else None
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
-            if fit and (detection.best is None or fit.score > detection.best.score):
-                detection.best = fit
+            _keep_better(detection, fit)
         if detection.best and detection.best.score >= GOOD_ENOUGH:
             detection.best = with_lattice(pyramid, detection.best)
             return detection
@@ -147,6 +150,26 @@ def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
     if detection.best is not None:
         detection.best = with_lattice(pyramid, detection.best)
     return detection
+
+
+def _fine(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, name: str) -> GridFit | None:
+    """:func:`fine_fit` from the comb-corrected homography, or from the quad as it came.
+
+    The comb can slip a whole cell on busy sheets, so when the two disagree by
+    more than 0.3 cell and the corrected one does not fit well, both are measured.
+    """
+    fit = fine_fit(pyramid, h, quad, name)
+    raw = quad_homography(quad)
+    if raw is not None and max_shift(raw, h) > 0.3 and (fit is None or fit.score < GOOD_ENOUGH):
+        other = fine_fit(pyramid, raw, quad, name)
+        if other is not None and (fit is None or other.score > fit.score):
+            fit = other
+    return fit
+
+
+def _keep_better(detection: Detection, fit: GridFit | None) -> None:
+    if fit is not None and (detection.best is None or fit.score > detection.best.score):
+        detection.best = fit
 
 
 def detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
