@@ -285,16 +285,14 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     """
     marks = np.asarray(marks, np.float64)
     total = len(marks)
-    n, best_cost = 0, np.inf
-    for k in range(1, total + 1):
-        left, right = marks[:k], marks[k:]
-        if right.size and left.mean() <= right.mean():
-            continue
-        cost = np.sum((left - left.mean()) ** 2)
-        if right.size:
-            cost += np.sum((right - right.mean()) ** 2)
-        if cost < best_cost:
-            n, best_cost = k, cost
+    # Split after k = 1..total coins: each side's sum of squared deviations from its mean.
+    k = np.arange(1, total + 1)
+    s1, s2 = np.cumsum(marks), np.cumsum(marks**2)
+    rest = np.maximum(total - k, 1)
+    left_mean, right_mean = s1 / k, (s1[-1] - s1) / rest
+    cost = (s2 - s1**2 / k) + (s2[-1] - s2) - (s1[-1] - s1) ** 2 / rest
+    allowed = (k == total) | (left_mean > right_mean)
+    n = int(k[allowed][np.argmin(cost[allowed])]) if allowed.any() else 0
     if n == 0:
         return 0, 1.0
     right = marks[n:]
