@@ -16,6 +16,7 @@ import numpy as np
 
 from scanner.coins import CoinReading, read_coin_track
 from scanner.detect import (
+    GOOD_ENOUGH,
     Detection,
     GridFit,
     Pyramid,
@@ -79,7 +80,9 @@ def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
     photo = load_photo(source)
     detection = find_grid(photo.image)
     best = detection.best
-    small = best is None or cell_size_px(best.homography) < SMALL_CELL_PX
+    small = (
+        best is None or cell_size_px(best.homography) < SMALL_CELL_PX or best.score < GOOD_ENOUGH
+    )
     if small and photo.scale < 1 and not isinstance(source, np.ndarray):
         # A small sheet in a big photo: decode twice as large and look again there.
         finer = load_photo(source, work_long_side=2 * max(photo.image.shape[:2]))
@@ -96,9 +99,17 @@ def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detect
         s = np.array([[factor, 0, 0.5 * factor - 0.5], [0, factor, 0.5 * factor - 0.5], [0, 0, 1]])
         quad = previous.quad * factor + 0.5 * factor - 0.5
         fit = fine_fit(pyramid, s @ previous.homography, quad, previous.source)
-        if fit is not None and fit.score >= previous.score - 0.02:
+        if fit is not None and fit.score >= max(previous.score - 0.02, GOOD_ENOUGH):
             fit = with_lattice(pyramid, fit)
             return Detection(best=fit, candidates=[(fit.source, quad, fit.score)])
+        # A mediocre fit may be a wrong one: search afresh at this scale as well.
+        fresh = find_grid(photo.image, pyramid)
+        if fit is not None and (fresh.best is None or fit.score > fresh.best.score + 0.02):
+            fit = with_lattice(pyramid, fit)
+            return Detection(
+                best=fit, candidates=[(fit.source, quad, fit.score), *fresh.candidates]
+            )
+        return fresh
     return find_grid(photo.image, pyramid)
 
 
