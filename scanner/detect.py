@@ -92,16 +92,20 @@ def ink_image(image: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
 
 
-def find_grid(image: np.ndarray, pyramid: Pyramid | None = None) -> Detection:
+def find_grid(
+    image: np.ndarray, pyramid: Pyramid | None = None, detection_side: int = 480
+) -> Detection:
     """Locate the grid in a (working-resolution) BGR photo.
 
-    ``pyramid`` may pass a ready :class:`Pyramid` of :func:`ink_image`. Returns a
+    ``pyramid`` may pass a ready :class:`Pyramid` of :func:`ink_image`. Candidates
+    are looked for on the smallest pyramid level whose long side keeps
+    ``detection_side`` pixels (more finds smaller sheets, slower). Returns a
     :class:`Detection`; its ``best`` is None when nothing fitted well enough
     (score below ``ACCEPT_SCORE``).
     """
     if pyramid is None:
         pyramid = Pyramid(ink_image(image))
-    small, small_scale = detection_level(pyramid)
+    small, small_scale = detection_level(pyramid, detection_side)
     small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
     detection = Detection(best=None)
     generators = (
@@ -172,10 +176,10 @@ def _keep_better(detection: Detection, fit: GridFit | None) -> None:
         detection.best = fit
 
 
-def detection_level(pyramid: Pyramid) -> tuple[np.ndarray, float]:
-    """The pyramid level whose long side is nearest 640 px, and its scale."""
+def detection_level(pyramid: Pyramid, min_side: int = 480) -> tuple[np.ndarray, float]:
+    """The smallest pyramid level whose long side keeps ``min_side`` px, and its scale."""
     best = 0
     for i, level in enumerate(pyramid.levels):
-        if max(level.shape[:2]) >= 480:
+        if max(level.shape[:2]) >= min_side:
             best = i
     return pyramid.levels[best], 2.0**-best

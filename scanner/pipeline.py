@@ -34,6 +34,7 @@ from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
+FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
 
 
 @dataclass
@@ -83,13 +84,24 @@ def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
     small = (
         best is None or cell_size_px(best.homography) < SMALL_CELL_PX or best.score < GOOD_ENOUGH
     )
-    if small and photo.scale < 1 and not isinstance(source, np.ndarray):
-        # A small sheet in a big photo: decode twice as large and look again there.
-        finer = load_photo(source, work_long_side=2 * max(photo.image.shape[:2]))
-        refined = _look_again(finer, best, finer.scale / photo.scale)
+    if small:
+        finer, refined = _second_look(source, photo, best)
         if refined.best is not None and (best is None or refined.best.score >= best.score - 0.02):
             photo, detection = finer, refined
     return scan_image(photo, side, detection)
+
+
+def _second_look(
+    source: str | Path | np.ndarray, photo: Photo, best: GridFit | None
+) -> tuple[Photo, Detection]:
+    """Look again for a small or poorly fitting sheet: in a larger decode if the file
+    has one, and with candidates sought on a finer pyramid level."""
+    if photo.scale < 1 and not isinstance(source, np.ndarray):
+        finer = load_photo(source, work_long_side=2 * max(photo.image.shape[:2]))
+        return finer, _look_again(finer, best, finer.scale / photo.scale)
+    if max(photo.image.shape[:2]) < 1.5 * FINE_DETECTION_SIDE / 2:
+        return photo, Detection(best=None)  # already searched at full detail
+    return photo, find_grid(photo.image, None, FINE_DETECTION_SIDE)
 
 
 def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detection:
@@ -103,14 +115,14 @@ def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detect
             fit = with_lattice(pyramid, fit)
             return Detection(best=fit, candidates=[(fit.source, quad, fit.score)])
         # A mediocre fit may be a wrong one: search afresh at this scale as well.
-        fresh = find_grid(photo.image, pyramid)
+        fresh = find_grid(photo.image, pyramid, FINE_DETECTION_SIDE)
         if fit is not None and (fresh.best is None or fit.score > fresh.best.score + 0.02):
             fit = with_lattice(pyramid, fit)
             return Detection(
                 best=fit, candidates=[(fit.source, quad, fit.score), *fresh.candidates]
             )
         return fresh
-    return find_grid(photo.image, pyramid)
+    return find_grid(photo.image, pyramid, FINE_DETECTION_SIDE)
 
 
 def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = None) -> Scan:
