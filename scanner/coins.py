@@ -29,6 +29,7 @@ _REFERENCE_COINS = 3  # the brightest coins, taken as unmarked for the reference
 _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
+_PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printed one
 _SHIFT = 3  # view pixels: how far a disc may be off its located centre
 
 
@@ -172,19 +173,31 @@ def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None
     else:  # the view is rectified: the row is level
         ys = np.full(g.COIN_COUNT, float(np.median(pts[clear, 1])))
     pitch = nominal[1, 0] - nominal[0, 0]
-    # Start from the printed pitch through the clear coins; refit the pitch only on
-    # coins that agree with that (a marked coin's peak can sit anywhere in its window)
-    # and only when they span enough of the row to pin it down.
-    fx = np.array([pitch, float(np.median(pts[clear, 0] - pitch * index[clear]))])
-    agree = clear & (np.abs(pts[:, 0] - np.polyval(fx, index)) < 0.05 * pitch)
-    if agree.sum() >= 4 and np.ptp(index[agree]) >= 6:
-        fitted = np.polyfit(index[agree], pts[agree, 0], 1)
-        if abs(fitted[0] / pitch - 1) <= 0.04:
-            fx = fitted
+    fx = _row_fit(index[clear], pts[clear, 0], pitch)
     xs = np.polyval(fx, index)
     if band is not None:
         ys = np.interp(xs, band[:, 0], band[:, 1])
     return np.stack([xs, ys], -1)
+
+
+def _row_fit(index: np.ndarray, xs: np.ndarray, pitch: float) -> np.ndarray:
+    """(pitch, offset) of the coin row ``x = pitch * i + offset`` through coins ``index``.
+
+    A marked coin's ring-filter peak can sit anywhere in its window, so the row
+    starts at the printed pitch through the coins' median and is refitted, a few
+    times, on the coins within 5 % of a pitch of it; the pitch stays within
+    ``_PITCH_SLACK`` of the printed one (the sheet's print varies a little).
+    """
+    line = np.array([pitch, float(np.median(xs - pitch * index))])
+    for _ in range(3):
+        agree = np.abs(xs - np.polyval(line, index)) < 0.05 * pitch
+        if agree.sum() < 3 or np.ptp(index[agree]) < 4:
+            break
+        refit = np.polyfit(index[agree], xs[agree], 1)
+        if abs(refit[0] / pitch - 1) > _PITCH_SLACK:
+            break
+        line = refit
+    return line
 
 
 def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
