@@ -152,7 +152,38 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
     )
     for _ in range(2):
         points = refine_locally(pyramid, m.homography, points)
+    if _smooth_bend(m.homography, points) < FLAT_PAPER:
+        points = _model_lattice(m.homography)  # flat paper: local measurements add only noise
     return replace(fit, lattice=points)
+
+
+FLAT_PAPER = 0.035  # cells: below this smooth bend the homography alone gives the lattice
+
+
+def _model_lattice(h: np.ndarray) -> np.ndarray:
+    grid = np.stack(np.meshgrid(np.arange(N + 1.0), np.arange(N + 1.0)), -1)
+    return cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
+
+
+def _smooth_bend(h: np.ndarray, lattice: np.ndarray) -> float:
+    """Largest smooth displacement (cells) of the lattice from the homography's grid.
+
+    A quadratic surface is fitted to the displacements, refitted twice without
+    nodes far off it. Bent paper moves neighbourhoods together and shows here;
+    single nodes caught by a drawn stroke do not. On flat paper the homography
+    (fitted to ~100 crossings) is more exact than any one measured node.
+    """
+    cell = cell_size_px(h)
+    d = ((lattice - _model_lattice(h)) / cell).reshape(-1, 2)
+    t = np.linspace(-1.0, 1.0, N + 1)
+    u, v = (a.ravel() for a in np.meshgrid(t, t))
+    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], -1)
+    keep = np.ones(len(d), bool)
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(basis[keep], d[keep], rcond=None)
+        residual = np.linalg.norm(basis @ coef - d, axis=1)
+        keep = residual < max(0.05, 2.5 * float(np.median(residual)))
+    return float(np.abs(basis @ coef).max())
 
 
 @dataclass(frozen=True)
@@ -406,6 +437,7 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
         typical = float(np.median(strength))
         at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j]) / px - margin
         at[strength < 0.4 * max(typical, 1e-6)] = np.nan
+        at = _smooth_along_lines(at)
         # Node (r, c): segments r - 1 and r of vertical line c (or of horizontal line r).
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -424,6 +456,35 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     shift = np.nan_to_num(shift)
     moved = cells + shift
     return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
+
+
+SMOOTH_ALONG = 0.06  # cells: a line piece this far off its line's smooth course is dropped
+
+
+def _smooth_along_lines(at: np.ndarray) -> np.ndarray:
+    """Drop line pieces off their line's smooth course (``at[segment, line]``, cells).
+
+    A printed line bends gently with the paper from one end to the other; a
+    player's stroke parallel to it (crosshatched farms, outlines) moves a few
+    pieces at once. A cubic, refitted without outlying pieces, gives the course.
+    """
+    t = np.arange(N) + 0.5
+    out = at.copy()
+    for k in range(N + 1):
+        y = at[:, k] - k
+        ok = ~np.isnan(y)
+        if ok.sum() < 5:
+            continue
+        use = ok.copy()
+        for _ in range(3):
+            coef = np.polyfit(t[use], y[use], min(3, int(use.sum()) - 2))
+            off = np.abs(y - np.polyval(coef, t))
+            again = ok & (off < max(SMOOTH_ALONG, 2.5 * float(np.median(off[ok]))))
+            if again.sum() < 5 or (again == use).all():
+                break
+            use = again
+        out[ok & (off > SMOOTH_ALONG), k] = np.nan
+    return out
 
 
 def _lattice_from_measurements(
