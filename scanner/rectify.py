@@ -80,6 +80,18 @@ def rectify_grid(
         Measured intersections in image pixels, upright order; when given the
         warp follows them (dense remap) instead of the homography alone.
     """
+    if lattice is None or np.abs(displacements(homography, lattice)).max() < 1e-3:
+        # Flat paper: the homography alone, warped directly (no dense maps to build).
+        width, height = canonical_size()
+        s = 1.0 / CANON_PX_PER_CELL
+        to_cells = np.array([[s, 0, CANON_EXTENT.x0], [0, s, CANON_EXTENT.y0], [0, 0, 1.0]])
+        return cv2.warpPerspective(
+            image,
+            homography @ to_cells,
+            (width, height),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
     map_x, map_y = canonical_maps(homography, lattice)
     return cv2.remap(
         image, map_x, map_y, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
