@@ -177,7 +177,7 @@ def _straight_sides_quad(contour: np.ndarray, hull: np.ndarray) -> np.ndarray | 
     keep = keep[length[keep] >= 0.04 * size]
     if len(keep) < 4:
         return None
-    lines = _merge_lines(segs[keep], length[keep], len(keep), tolerance=0.015 * size)
+    lines = _merge_lines(segs[keep], length[keep], len(keep), 0.02 * size, degrees=5.0)
     first = np.arctan2(lines[0][1], lines[0][0])
     families: list[list[np.ndarray]] = [[], []]
     for line in lines:
@@ -314,9 +314,9 @@ def _pairs(n: int) -> list[tuple[int, int]]:
 
 
 def _merge_lines(
-    segs: np.ndarray, length: np.ndarray, keep: int, tolerance: float = 4.0
+    segs: np.ndarray, length: np.ndarray, keep: int, tolerance: float = 4.0, degrees: float = 3.0
 ) -> list[np.ndarray]:
-    """Merge collinear segments (``tolerance`` px apart at most).
+    """Merge collinear segments (``tolerance`` px and ``degrees`` apart at most).
 
     Returns the ``keep`` longest lines as (a, b, c), ax + by = c, |(a, b)| = 1.
     """
@@ -326,10 +326,11 @@ def _merge_lines(
         x1, y1, x2, y2 = segs[s]
         n = np.array([y1 - y2, x2 - x1]) / length[s]
         c = n @ (x1, y1)
+        middle = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
         for line in lines:
-            if abs(n @ line[:2]) > np.cos(np.radians(3)):
-                sign = np.sign(n @ line[:2])
-                if abs(sign * c - line[2]) < tolerance:
+            # Same direction, and the segment's middle on the line.
+            if abs(n @ line[:2]) > np.cos(np.radians(degrees)):
+                if abs(np.dot(line[:2], middle) - line[2]) < tolerance:
                     line[3] += length[s]
                     break
         else:

@@ -1,0 +1,139 @@
+"""Scanner steps made robust to what players and phones do (drawn stand-in sheets).
+
+Truth comes from the drawing (tests/sheet_fixture.py): the homography the fixture
+used, the printed coin pitch from scanner.geometry, and lines bent or displaced
+on purpose.
+"""
+
+import cv2
+import numpy as np
+from sheet_fixture import draw_sheet, photograph
+
+from scanner import geometry as g
+from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
+from scanner.coins import locate_coins, read_coin_track
+from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
+from scanner.pipeline import scan_photo
+from scanner.rectify import canonical_maps, rectify_grid
+
+CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
+N = g.GRID_CELLS
+
+
+def _grid_quad(page_to_photo: np.ndarray, to_px: np.ndarray) -> np.ndarray:
+    grid = np.float32([[0, 0], [N, 0], [N, N], [0, N]]).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(grid, page_to_photo @ to_px).reshape(4, 2)
+
+
+def test_frame_quad_ignores_what_touches_the_frame():
+    """The header banner and a blot glued to the frame add corners to its outline;
+    the quad from its longest straight runs still has the frame's corners."""
+    mask = np.zeros((600, 600), np.uint8)
+    frame = np.array([[150, 200], [470, 215], [455, 540], [140, 520]], np.int32)
+    cv2.polylines(mask, [frame], True, 255, 8)
+    cv2.rectangle(mask, (90, 330), (150, 420), 255, -1)  # a blot on the left side
+    cv2.rectangle(mask, (280, 120), (300, 210), 255, -1)  # the banner's stem...
+    cv2.rectangle(mask, (200, 90), (380, 130), 255, -1)  # ...and the banner
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(outline)
+    quad = clockwise(_straight_sides_quad(outline, hull))
+    # The outline runs along the line's outer edge, 4 px outside the drawn corners.
+    assert np.linalg.norm(quad - clockwise(frame.astype(float)), axis=1).max() < 10
+    enclosing = clockwise(_hull_to_quad(hull))
+    assert np.linalg.norm(enclosing - clockwise(frame.astype(float)), axis=1).max() > 30
+
+
+def test_coin_row_follows_a_track_printed_a_little_tight():
+    """Coins 2 % closer than printed, three crossed: the row and the count still follow.
+
+    (A marked coin's ring can look off-centre, so the row is fitted through the
+    coins agreeing with it; with the printed pitch the far end would be 8 px off.)
+    """
+    px = g.CANON_PX_PER_CELL
+    w, h = g.canonical_size()
+    view = np.full((h, w, 3), (205, 228, 238), np.uint8)
+    x0, y0 = g.to_canonical_px(g.COIN_BAND[0], g.COIN_BAND[1])
+    x1, y1 = g.to_canonical_px(g.COIN_BAND[2], g.COIN_BAND[3])
+    cv2.rectangle(view, (int(x0), int(y0)), (int(x1), int(y1)), (60, 170, 220), -1)
+    first = np.array(g.to_canonical_px(*g.coin_center(0)))
+    pitch = g.COIN_SPACING * px * 0.98
+    radius = round(g.COIN_RADIUS * px)
+    centres = [first + (i * pitch, 0) for i in range(g.COIN_COUNT)]
+    for i, (x, y) in enumerate(centres):
+        cv2.circle(view, (round(x), round(y)), radius, (30, 200, 240), -1)
+        cv2.circle(view, (round(x), round(y)), radius, (20, 90, 120), 2)
+        cv2.circle(view, (round(x), round(y)), radius // 3, (20, 90, 120), 2)
+        if i < 3:  # a cross, as most players mark coins
+            for sign in (1, -1):
+                start = (round(x - radius), round(y + sign * radius))
+                end = (round(x + radius), round(y - sign * radius))
+                cv2.line(view, start, end, (40, 40, 40), 3)
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    found = locate_coins(grey, g.COIN_RADIUS * px)
+    assert np.abs(found[:, 0] - np.array(centres)[:, 0]).max() < 2.0
+    assert read_coin_track(view).count == 3
+
+
+def test_a_stroke_along_a_line_is_dropped_but_a_smooth_bend_is_kept():
+    """Line pieces (segment, line): a bent line stays whole, a jumped piece goes."""
+    t = np.arange(N) + 0.5
+    at = np.tile(np.arange(N + 1.0), (N, 1))  # every line straight on its place
+    at[:, 4] += 0.004 * (t - 2) ** 2  # line 4 bends smoothly by up to 0.3 cell
+    at[6, 7] += 0.15  # a crosshatch stroke pulls one piece of line 7
+    out = _smooth_along_lines(at)
+    assert not np.isnan(out[:, 4]).any()
+    assert np.isnan(out[6, 7]) and np.isnan(out[:, 7]).sum() == 1
+    assert not np.isnan(np.delete(out, [7], axis=1)).any()
+
+
+def _model(h: np.ndarray) -> np.ndarray:
+    grid = np.stack(np.meshgrid(np.arange(N + 1.0), np.arange(N + 1.0)), -1)
+    return cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
+
+
+def test_flat_paper_is_told_from_bent_paper():
+    h = quad_homography(np.array([[100, 80], [500, 100], [520, 480], [90, 470]], float))
+    cell = 37.0
+    flat = _model(h)
+    noisy = flat.copy()
+    noisy[3, 4] += (0.15 * cell, 0)  # one node caught by a stroke: not a bend
+    bent = flat.copy()
+    u = np.linspace(0, 1, N + 1)
+    bent[..., 1] += 0.3 * cell * u[None, :] ** 2  # the right edge lifts by 0.3 cell
+    assert _smooth_bend(h, flat) < 0.01
+    assert _smooth_bend(h, noisy) < 0.035
+    assert _smooth_bend(h, bent) > 0.2
+
+
+def test_flat_view_is_the_homography_warp():
+    """Flat paper skips the dense maps: the view equals the map-based warp inside the grid."""
+    photo, truth = photograph(*draw_sheet("B"), CORNERS)
+    h = quad_homography(np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]]))
+    lattice = _model(h)
+    direct = rectify_grid(photo, h, lattice)
+    map_x, map_y = canonical_maps(h, lattice)
+    mapped = cv2.remap(photo, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    x0, y0 = (int(v) for v in g.to_canonical_px(0, 0))
+    x1, y1 = (int(v) for v in g.to_canonical_px(N, N))
+    diff = np.abs(direct[y0:y1, x0:x1].astype(int) - mapped[y0:y1, x0:x1])
+    assert diff.mean() < 1.0 and np.percentile(diff, 99.9) <= 12
+
+
+def test_a_small_sheet_in_a_file_already_at_full_size_is_found(tmp_path):
+    """A sheet a sixth of a 1600 x 1200 photo's width: candidates are sought again finer."""
+    page, to_px = draw_sheet("A", coins=4, px=20)
+    corners = CORNERS * 0.3 + (700, 500)
+    photo, truth = photograph(page, to_px, corners, size=(1600, 1200))
+    path = tmp_path / "small.png"
+    cv2.imwrite(str(path), photo)
+    scan = scan_photo(path)
+    centre = (scan.lattice[:-1, :-1] + scan.lattice[1:, 1:]) / 2
+    true = (truth[:-1, :-1] + truth[1:, 1:]) / 2
+    cell = np.linalg.norm(truth[0, -1] - truth[0, 0]) / N
+    errors = [
+        np.linalg.norm(np.rot90(centre, k, axes=(0, 1)) - true, axis=-1).max() / cell
+        for k in range(4)
+    ]
+    assert min(errors) < 0.1
+    assert scan.coins == 4
