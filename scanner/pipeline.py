@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner import geometry as g
 from scanner.coins import CoinReading, read_coin_track
 from scanner.detect import (
     GOOD_ENOUGH,
@@ -143,7 +144,8 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
-    coins = read_coin_track(view)
+    coins_seen = coin_track_in_photo(h_work, image.shape)
+    coins = read_coin_track(view) if coins_seen else CoinReading(0, 0.0, (), ())
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
@@ -163,6 +165,15 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         homography=h_full,
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work),
     )
+
+
+def coin_track_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the whole coin band (upright cell units -> image pixels) lies in the image."""
+    x0, y0, x1, y1 = g.COIN_BAND
+    band = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(band, homography).reshape(-1, 2)
+    height, width = shape[:2]
+    return bool(np.all((pts >= -1) & (pts <= (width, height))))
 
 
 def _work_to_full(scale: float) -> np.ndarray:
@@ -188,6 +199,7 @@ def _debug(
         "lattice_work": lattice_work,
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
+        "coins_seen": bool(coins.centres),
         "coin_centres_cells": [
             (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
             for x, y in coins.centres
@@ -229,7 +241,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(f"side {scan.side} is uncertain ({scan.side_confidence:.2f})")
     if scan.orientation_confidence < 0.5:
         notes.append(f"orientation is uncertain ({scan.orientation_confidence:.2f})")
-    if scan.coin_confidence < 0.5:
+    if not scan.debug.get("coins_seen", True):
+        notes.append("the coin track is outside the photo: coins not read (give --coins N)")
+    elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({scan.coin_confidence:.2f})")
     return Sheet(
         source=scan.source,

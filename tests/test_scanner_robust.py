@@ -13,7 +13,7 @@ from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import locate_coins, read_coin_track
 from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
-from scanner.pipeline import scan_photo
+from scanner.pipeline import scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
 CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
@@ -137,3 +137,25 @@ def test_a_small_sheet_in_a_file_already_at_full_size_is_found(tmp_path):
     ]
     assert min(errors) < 0.1
     assert scan.coins == 4
+
+
+def test_a_coin_track_cut_off_by_the_photo_edge_is_not_read(tmp_path):
+    """The photo ends just below the grid: no coins are guessed from smeared pixels."""
+    page, to_px = draw_sheet("B", coins=5)
+    page_box = g.page_box()
+    # Page corners so the page's cell rows map to y = 40 + 40 * (row - top); the
+    # photo (750 px high) then ends 0.4 cell below the grid's bottom line.
+    px_per_cell = 730 / (N + 0.4 - page_box.y0)
+    top, bottom = 10.0, 10.0 + (page_box.y1 - page_box.y0) * px_per_cell
+    left = 500 - (N / 2 - page_box.x0) * px_per_cell
+    right = left + (page_box.x1 - page_box.x0) * px_per_cell
+    corners = np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
+    photo, truth = photograph(page, to_px, corners)
+    assert truth[-1, 0, 1] < 750 < truth[-1, 0, 1] + 0.8 * px_per_cell
+    path = tmp_path / "cut.png"
+    cv2.imwrite(str(path), photo)
+    scan = scan_photo(path)
+    assert scan.coins == 0 and scan.coin_confidence == 0.0
+    assert not scan.debug["coins_seen"]
+    sheet = sheet_from_scan(scan)
+    assert any("coin track is outside the photo" in note for note in sheet.notes)
