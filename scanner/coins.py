@@ -287,7 +287,7 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
 
     Marks go left to right, so the count is a single change point: the split
     whose two groups (marked on the left, unmarked on the right) each sit
-    closest to their own mean. The split counts only when the marked group is
+    closest to their own median. The split counts only when the marked group is
     darker than the unmarked one by ``min_contrast`` or by several times the
     unmarked coins' own spread (pale, washed-out photos).
 
@@ -298,14 +298,17 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     """
     marks = np.asarray(marks, np.float64)
     total = len(marks)
-    # Split after k = 1..total coins: each side's sum of squared deviations from its mean.
-    k = np.arange(1, total + 1)
-    s1, s2 = np.cumsum(marks), np.cumsum(marks**2)
-    rest = np.maximum(total - k, 1)
-    left_mean, right_mean = s1 / k, (s1[-1] - s1) / rest
-    cost = (s2 - s1**2 / k) + (s2[-1] - s2) - (s1[-1] - s1) ** 2 / rest
-    allowed = (k == total) | (left_mean > right_mean)
-    n = int(k[allowed][np.argmin(cost[allowed])]) if allowed.any() else 0
+    # Split after k = 1..total coins: each side's absolute deviations from its median
+    # (a single very dark mark must not pull the split).
+    cost = np.full(total, np.inf)
+    for k in range(1, total + 1):
+        left, right = marks[:k], marks[k:]
+        if right.size and np.median(left) <= np.median(right):
+            continue
+        cost[k - 1] = np.abs(left - np.median(left)).sum() + (
+            np.abs(right - np.median(right)).sum() if right.size else 0.0
+        )
+    n = int(np.argmin(cost)) + 1 if np.isfinite(cost).any() else 0
     if n == 0:
         return 0, 1.0
     right = marks[n:]

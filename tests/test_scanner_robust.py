@@ -11,7 +11,7 @@ from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
-from scanner.coins import locate_coins, read_coin_track
+from scanner.coins import locate_coins, read_coin_track, split_marks
 from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
 from scanner.pipeline import scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
@@ -159,3 +159,10 @@ def test_a_coin_track_cut_off_by_the_photo_edge_is_not_read(tmp_path):
     assert not scan.debug["coins_seen"]
     sheet = sheet_from_scan(scan)
     assert any("coin track is outside the photo" in note for note in sheet.notes)
+
+
+def test_one_very_dark_mark_does_not_pull_the_coin_split():
+    """Seven ticks: five even, the sixth pressed hard, the seventh lighter. Squared
+    deviations split after the dark one (6); absolute ones keep the light tick (7)."""
+    marks = np.array([0.1] * 5 + [0.3, 0.06] + [0.01] * 7)
+    assert split_marks(marks)[0] == 7
