@@ -30,6 +30,7 @@ _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
 _PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printed one
+_NO_SPLIT_SEEN = 0.3  # confidence when the coins in the photo are all alike
 _SHIFT = 3  # view pixels: how far a disc may be off its located centre
 
 
@@ -43,27 +44,34 @@ class CoinReading:
     centres: tuple[tuple[float, float], ...]
 
 
-def read_coin_track(view: np.ndarray) -> CoinReading:
+def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReading:
     """Read the coin track of an upright canonical view (``scanner.geometry`` layout).
 
     The first reading compares every coin with the brightest ones; when it
     leaves at least ``_REFERENCE_COINS`` coins unmarked, the coins are compared
     again with exactly those (the brightest can be thinly marked ones).
+
+    ``visible``: only the first coins are in the photo (the track runs off its
+    edge). Marks go left to right, so a split between marked and unmarked coins
+    among them settles the count; when they all look alike (all marked, or none)
+    the count is reported with a low confidence.
     """
     grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius, band_centre_line(view))
-    discs = coin_discs(grey, centres)
+    discs = coin_discs(grey, centres)[:visible]
     marks = coin_marks(discs)
     count, confidence = split_marks(marks)
     if len(discs) - count >= _REFERENCE_COINS:
         marks = coin_marks(discs, np.arange(count, len(discs)))
         count, confidence = split_marks(marks)
+    if visible < g.COIN_COUNT and count in (0, visible):
+        confidence = min(confidence, _NO_SPLIT_SEEN)
     return CoinReading(
         count,
         confidence,
         tuple(round(float(m), 4) for m in marks),
-        tuple((float(x), float(y)) for x, y in centres),
+        tuple((float(x), float(y)) for x, y in centres[:visible]),
     )
 
 

@@ -28,7 +28,7 @@ from scanner.detect import (
     with_lattice,
 )
 from scanner.errors import ClassifierUnavailable, SheetNotFound
-from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL
+from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, COIN_COUNT
 from scanner.load import Photo, load_photo
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
 from scanner.rectify import rectify_grid, rotation, turn_lattice
@@ -144,8 +144,8 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
-    coins_seen = coin_track_in_photo(h_work, image.shape)
-    coins = read_coin_track(view) if coins_seen else CoinReading(0, 0.0, (), ())
+    visible = coins_in_photo(h_work, image.shape)
+    coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
@@ -167,13 +167,21 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     )
 
 
-def coin_track_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> bool:
-    """Whether the whole coin band (upright cell units -> image pixels) lies in the image."""
-    x0, y0, x1, y1 = g.COIN_BAND
-    band = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).reshape(-1, 1, 2)
-    pts = cv2.perspectiveTransform(band, homography).reshape(-1, 2)
+def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
+    """How many coins, from the first, lie wholly in the image.
+
+    ``homography``: upright cell units -> image pixels. A coin cut by the photo's
+    edge would be read partly from smeared border pixels. 0 when the first coin
+    is not wholly in the image.
+    """
+    r = g.COIN_RADIUS
+    ring = np.float64([[r, 0], [-r, 0], [0, r], [0, -r]])
+    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)])
+    pts = (centres[:, None, :] + ring[None]).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(pts, homography).reshape(g.COIN_COUNT, 4, 2)
     height, width = shape[:2]
-    return bool(np.all((pts >= -1) & (pts <= (width, height))))
+    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
+    return int(np.argmin(inside)) if not inside.all() else g.COIN_COUNT
 
 
 def _work_to_full(scale: float) -> np.ndarray:
@@ -199,7 +207,7 @@ def _debug(
         "lattice_work": lattice_work,
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
-        "coins_seen": bool(coins.centres),
+        "coins_seen": len(coins.centres),
         "coin_centres_cells": [
             (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
             for x, y in coins.centres
@@ -241,8 +249,14 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(f"side {scan.side} is uncertain ({scan.side_confidence:.2f})")
     if scan.orientation_confidence < 0.5:
         notes.append(f"orientation is uncertain ({scan.orientation_confidence:.2f})")
-    if not scan.debug.get("coins_seen", True):
+    seen = scan.debug.get("coins_seen", COIN_COUNT)
+    if seen == 0:
         notes.append("the coin track is outside the photo: coins not read (give --coins N)")
+    elif seen < COIN_COUNT and scan.coin_confidence < 0.5:
+        notes.append(
+            f"only {seen} of the {COIN_COUNT} coins are in the photo: the count"
+            f" {scan.coins} is uncertain (give --coins N)"
+        )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({scan.coin_confidence:.2f})")
     return Sheet(

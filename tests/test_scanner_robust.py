@@ -13,7 +13,7 @@ from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import locate_coins, read_coin_track, split_marks
 from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
-from scanner.pipeline import scan_photo, sheet_from_scan
+from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
 CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
@@ -44,12 +44,9 @@ def test_frame_quad_ignores_what_touches_the_frame():
     assert np.linalg.norm(enclosing - clockwise(frame.astype(float)), axis=1).max() > 30
 
 
-def test_coin_row_follows_a_track_printed_a_little_tight():
-    """Coins 2 % closer than printed, three crossed: the row and the count still follow.
-
-    (A marked coin's ring can look off-centre, so the row is fitted through the
-    coins agreeing with it; with the printed pitch the far end would be 8 px off.)
-    """
+def _coin_view(marked: int, pitch_factor: float = 1.0) -> tuple[np.ndarray, list]:
+    """A canonical view with only the coin track: ``marked`` coins crossed, coins
+    ``pitch_factor`` times the printed spacing apart. Returns the view and the centres."""
     px = g.CANON_PX_PER_CELL
     w, h = g.canonical_size()
     view = np.full((h, w, 3), (205, 228, 238), np.uint8)
@@ -57,20 +54,30 @@ def test_coin_row_follows_a_track_printed_a_little_tight():
     x1, y1 = g.to_canonical_px(g.COIN_BAND[2], g.COIN_BAND[3])
     cv2.rectangle(view, (int(x0), int(y0)), (int(x1), int(y1)), (60, 170, 220), -1)
     first = np.array(g.to_canonical_px(*g.coin_center(0)))
-    pitch = g.COIN_SPACING * px * 0.98
+    pitch = g.COIN_SPACING * px * pitch_factor
     radius = round(g.COIN_RADIUS * px)
     centres = [first + (i * pitch, 0) for i in range(g.COIN_COUNT)]
     for i, (x, y) in enumerate(centres):
         cv2.circle(view, (round(x), round(y)), radius, (30, 200, 240), -1)
         cv2.circle(view, (round(x), round(y)), radius, (20, 90, 120), 2)
         cv2.circle(view, (round(x), round(y)), radius // 3, (20, 90, 120), 2)
-        if i < 3:  # a cross, as most players mark coins
+        if i < marked:  # a cross, as most players mark coins
             for sign in (1, -1):
                 start = (round(x - radius), round(y + sign * radius))
                 end = (round(x + radius), round(y - sign * radius))
                 cv2.line(view, start, end, (40, 40, 40), 3)
+    return view, centres
+
+
+def test_coin_row_follows_a_track_printed_a_little_tight():
+    """Coins 2 % closer than printed, three crossed: the row and the count still follow.
+
+    (A marked coin's ring can look off-centre, so the row is fitted through the
+    coins agreeing with it; with the printed pitch the far end would be 8 px off.)
+    """
+    view, centres = _coin_view(3, pitch_factor=0.98)
     grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    found = locate_coins(grey, g.COIN_RADIUS * px)
+    found = locate_coins(grey, g.COIN_RADIUS * g.CANON_PX_PER_CELL)
     assert np.abs(found[:, 0] - np.array(centres)[:, 0]).max() < 2.0
     assert read_coin_track(view).count == 3
 
@@ -166,3 +173,29 @@ def test_one_very_dark_mark_does_not_pull_the_coin_split():
     deviations split after the dark one (6); absolute ones keep the light tick (7)."""
     marks = np.array([0.1] * 5 + [0.3, 0.06] + [0.01] * 7)
     assert split_marks(marks)[0] == 7
+
+
+def test_coins_in_the_photo_are_those_wholly_inside_it():
+    """The photo's right edge (x = 500) cuts the track between coins 8 and 9."""
+    px = 40.0
+    x8, x9 = (g.coin_center(i)[0] for i in (8, 9))
+    edge_cells = (x8 + x9) / 2
+    h = np.array([[px, 0, 500 - edge_cells * px], [0, px, 20], [0, 0, 1]])
+    assert coins_in_photo(h, (800, 501)) == 9
+    assert coins_in_photo(h @ np.diag([1, 1, 1.0]), (800, 2000)) == g.COIN_COUNT
+    left_cut = np.array([[px, 0, -g.coin_center(0)[0] * px], [0, px, 20], [0, 0, 1]])
+    assert coins_in_photo(left_cut, (800, 2000)) == 0  # the first coin is cut: none
+
+
+def test_coins_are_counted_on_the_part_of_the_track_in_the_photo():
+    """Marks go left to right: an unmarked coin in the photo settles the count."""
+    view, _ = _coin_view(3)
+    reading = read_coin_track(view, visible=9)
+    assert reading.count == 3 and reading.confidence >= 0.5
+
+
+def test_coins_in_the_photo_all_alike_leave_the_count_uncertain():
+    """Nine coins in the photo, all crossed: all marked, or none? Say it is unsure."""
+    view, _ = _coin_view(12)
+    assert read_coin_track(view, visible=9).confidence < 0.5
+    assert read_coin_track(view).count == 12  # the whole track settles it
