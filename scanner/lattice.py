@@ -572,13 +572,18 @@ def _fill_nan(disp: np.ndarray) -> np.ndarray:
     return np.nan_to_num(out)
 
 
+FRAME_OVER_LINES = 1.3  # a frame side's double line gives this many times an interior line
+
+
 def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin: float) -> float:
     """Share of the frame's 44 side segments where a double solid line borders the grid.
 
     Compares the line response summed across a strip just outside each grid
     edge (the inner line at the edge and the outer one ``FRAME_WIDTH`` further)
-    with the same sum across the interior dashed lines; the frame gives several
-    times more. A lattice shifted by a cell has a dashed line or nothing there.
+    with the same sum across the interior dashed lines; the frame gives more
+    (``FRAME_OVER_LINES``: not much more when players outline their shapes with
+    firm lines along the cell borders, as most do). A lattice shifted by a cell
+    has a dashed line or nothing there.
     """
     n = N
     band = (np.round((np.arange(n) + margin) * px).astype(int))[:, None] + np.arange(
@@ -606,4 +611,4 @@ def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin
             strip(horizontal, n, -1, False),
         ]
     )
-    return float(np.mean(sides > 1.8 * typical))
+    return float(np.mean(sides > FRAME_OVER_LINES * typical))
