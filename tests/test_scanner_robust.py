@@ -12,6 +12,7 @@ from sheet_fixture import draw_sheet, photograph
 from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import locate_coins, read_coin_track, split_marks
+from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
 from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
@@ -199,3 +200,23 @@ def test_coins_in_the_photo_all_alike_leave_the_count_uncertain():
     view, _ = _coin_view(12)
     assert read_coin_track(view, visible=9).confidence < 0.5
     assert read_coin_track(view).count == 12  # the whole track settles it
+
+
+def test_outlined_shapes_keep_the_frame_and_a_one_cell_slip_loses():
+    """Firm outlines along cell borders (SHEET.md) still leave the frame the strongest
+    line; a lattice one cell off fits far worse than the true one."""
+    page, to_px = draw_sheet("B")
+    px = to_px[0, 0]
+
+    def at(x: float, y: float) -> tuple[int, int]:
+        return round(to_px[0, 2] + x * px), round(to_px[1, 2] + y * px)
+
+    for x0, y0, x1, y1 in [(1, 1, 4, 3), (5, 2, 9, 5), (2, 6, 6, 9), (7, 7, 10, 10)]:
+        cv2.rectangle(page, at(x0, y0), at(x1, y1), (60, 40, 30), 4)  # a shape's outline
+    photo, truth = photograph(page, to_px, CORNERS)
+    pyramid = Pyramid(ink_image(photo))
+    h = quad_homography(np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]]))
+    true_fit = fine_fit(pyramid, h, None, "truth")
+    slipped = fine_fit(pyramid, h @ np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1.0]]), None, "slip")
+    assert true_fit is not None and true_fit.score >= 0.85
+    assert slipped is None or slipped.score < true_fit.score - 0.2
