@@ -327,6 +327,10 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
         # Nothing marked: sure when even the best split is far below the threshold.
         return 0, float(np.clip(1.0 - step / (2 * threshold), 0.0, 1.0))
     if not right.size:
+        # Every coin marked: each must stand out on its own, or light falling
+        # unevenly along an unmarked track would read as a full one.
+        if marks.min() < min_contrast:
+            return 0, float(np.clip(1.0 - marks.min() / min_contrast, 0.0, 1.0))
         return n, float(np.clip(marks.min() / (2 * min_contrast), 0.0, 1.0))
     # How cleanly the two groups separate: the gap between them over the step.
     gap = marks[:n].min() - right.max()

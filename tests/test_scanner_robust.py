@@ -220,3 +220,10 @@ def test_outlined_shapes_keep_the_frame_and_a_one_cell_slip_loses():
     slipped = fine_fit(pyramid, h @ np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1.0]]), None, "slip")
     assert true_fit is not None and true_fit.score >= 0.85
     assert slipped is None or slipped.score < true_fit.score - 0.2
+
+
+def test_light_falling_along_an_unmarked_track_is_not_a_full_one():
+    """No coin marked, the track darker towards its end: marks creep up but some stay
+    near zero (a rendered hard photo's reading)."""
+    marks = np.array([7, 3, 14, 19, 6, 18, 17, 21, 23, 34, 36, 23, 44, 30]) / 1000
+    assert split_marks(marks)[0] == 0
