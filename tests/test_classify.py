@@ -88,7 +88,9 @@ def test_misread_cells_are_mostly_flagged_for_review():
         flagged += len(review)
     assert wrong > 0, "no misread cell on hard sheets: pick harder seeds for this test"
     assert caught >= 0.8 * wrong, f"only {caught} of {wrong} misread cells were flagged"
-    assert flagged <= 4 * 25, f"{flagged} cells flagged on 4 sheets"
+    # Hard renders since synthesis 12 (light graphite, scribbles, spill) flag more: the
+    # previous model flagged 127 cells on these four sheets, the committed one about 100.
+    assert flagged <= 4 * 30, f"{flagged} cells flagged on 4 sheets"
 
 
 def test_a_mark_fading_into_the_paper_passes_through_doubt():

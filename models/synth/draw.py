@@ -8,7 +8,7 @@ visible under the drawings; pencil strokes are modulated by paper grain.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import import_module
 
@@ -63,6 +63,9 @@ class Style:
     font: str
     minus: bool  # writes monster penalties with a minus sign
     smudges: float  # eraser smudges / stray dots per empty cell
+    faint: float = 1.0  # pencil pressure on lines: ink darkness factor (light graphite 0.4-0.7)
+    fill: str = "hatch"  # how hatching styles fill a cell: hatch, cross, scribble, solid
+    spill: float = 0.0  # how far symbols stray over the cell lines (cells)
 
 
 def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
@@ -115,8 +118,69 @@ def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
     )
 
 
+#: Icon designs per terrain: 0-3 the classic ones, the rest quick or unusual habits
+#: (crosshatched and furrowed farms, one-zigzag and scribbled monsters, ...).
+N_VARIANTS = {FOREST: 6, VILLAGE: 6, FARM: 7, WATER: 6, MONSTER: 7}
+FILLS = ("hatch", "hatch", "cross", "scribble", "solid")
+EXTRA_COLOURS = {  # BGR, more pencils players own
+    FOREST: [(40, 90, 30), (70, 170, 120), (50, 120, 90)],
+    VILLAGE: [(40, 60, 150), (30, 50, 100), (70, 70, 200)],
+    FARM: [(90, 215, 235), (50, 160, 200), (30, 190, 200)],
+    WATER: [(220, 170, 90), (160, 140, 40), (190, 110, 60)],
+    MONSTER: [(100, 30, 70), (170, 80, 150), (60, 30, 50)],
+}
+
+
+def add_habits(style: Style, rng: np.random.Generator) -> Style:
+    """Widen a player's habits beyond the five styles (SHEET.md "How players draw").
+
+    Drawn from their own generator so the game, the style name and the camera of a
+    seed do not depend on them. Many players use one of the quick or unusual designs
+    for a terrain; graphite is often light; hatching players may crosshatch, scribble
+    or colour solid; some draw big and across the cell lines; coloured pencils vary.
+    """
+    variants = {
+        t: int(rng.integers(4, N_VARIANTS[t])) if rng.random() < 0.45 else v
+        for t, v in style.variants.items()
+    }
+    colours = style.colours
+    if len(set(colours.values())) > 1 and rng.random() < 0.5:  # coloured pencils
+        colours = {
+            t: EXTRA_COLOURS[t][int(rng.integers(3))] if rng.random() < 0.6 else c
+            for t, c in colours.items()
+        }
+    faint = 1.0  # light graphite lines; coloured fills have their own pressure already
+    if set(colours.values()) == {GRAPHITE} and rng.random() < 0.4:
+        faint = float(rng.uniform(0.4, 0.7))
+    elif rng.random() < 0.15:
+        faint = float(rng.uniform(0.7, 0.9))
+    fill = str(rng.choice(FILLS)) if style.hatch else "hatch"
+    spill = float(rng.uniform(0.03, 0.14)) if rng.random() < 0.35 else 0.0
+    size = style.size * (rng.uniform(1.05, 1.3) if spill else 1.0)
+    return replace(
+        style, variants=variants, colours=colours, faint=faint, fill=fill, spill=spill, size=size
+    )
+
+
 # ---- icons in cell-local coordinates (0..1, y down) ------------------------------------
 def _tree(rng, variant):
+    if variant == 4:  # cloud canopy of three bumps on a trunk with two branches
+        t = np.linspace(0, 2 * np.pi, 30)
+        rad = 0.2 + 0.05 * np.abs(np.sin(1.5 * t))
+        canopy = np.stack([0.5 + rad * np.cos(t), 0.38 + 0.9 * rad * np.sin(t)], 1)
+        return [
+            canopy,
+            [(0.5, 0.58), (0.5, 0.9)],
+            [(0.5, 0.7), (0.4, 0.6)],
+            [(0.5, 0.74), (0.6, 0.64)],
+        ]
+    if variant == 5:  # stick pine: a trunk with branches hanging down both sides
+        out = [[(0.5, 0.1), (0.5, 0.9)]]
+        for k, y in enumerate((0.22, 0.36, 0.5, 0.64)):
+            w = 0.1 + 0.05 * k
+            out.append([(0.5, y), (0.5 - w, y + 0.12)])
+            out.append([(0.5, y), (0.5 + w, y + 0.12)])
+        return out
     if variant == 3:  # a small group of three cones
         out = []
         for cx, cy, k in ((0.22, 0.64, 0.7), (0.78, 0.64, 0.7), (0.5, 0.46, 0.9)):
@@ -153,6 +217,27 @@ def _tree(rng, variant):
 
 
 def _house(rng, variant):
+    if variant == 4:  # one stroke house with two windows
+        body = [
+            (0.3, 0.45),
+            (0.3, 0.85),
+            (0.7, 0.85),
+            (0.7, 0.45),
+            (0.5, 0.2),
+            (0.3, 0.45),
+            (0.7, 0.45),
+        ]
+        win = [
+            [(x, 0.55), (x + 0.1, 0.55), (x + 0.1, 0.65), (x, 0.65), (x, 0.55)]
+            for x in (0.36, 0.54)
+        ]
+        return [body, *win]
+    if variant == 5:  # a row of three small houses (a hamlet)
+        out = []
+        for x0 in (0.14, 0.4, 0.66):
+            out.append([(x0, 0.5), (x0, 0.72), (x0 + 0.2, 0.72), (x0 + 0.2, 0.5)])
+            out.append([(x0 - 0.03, 0.52), (x0 + 0.1, 0.34), (x0 + 0.23, 0.52)])
+        return out
     if variant == 3:  # two little houses
         out = []
         for ox, k in ((-0.2, 0.8), (0.18, 1.0)):
@@ -174,6 +259,28 @@ def _house(rng, variant):
 
 
 def _farm(rng, variant):
+    if variant == 4:  # crosshatch: two sets of crossing lines
+        turn = float(rng.choice([0.0, np.pi / 4])) + rng.normal(0, 0.1)
+        k = int(rng.integers(3, 6))
+        ts = np.linspace(0.22, 0.78, k)
+        out = [[(t, 0.18), (t, 0.82)] for t in ts] + [[(0.18, t), (0.82, t)] for t in ts]
+        return [_turn(np.array(p, float), turn) for p in out]
+    if variant == 5:  # long parallel furrows, straight or slightly bowed
+        turn = float(rng.choice([0.0, 0.0, 0.5, -0.5, np.pi / 2])) + rng.normal(0, 0.08)
+        k = int(rng.integers(3, 7))
+        bow = rng.normal(0, 0.04)
+        x = np.linspace(0.1, 0.9, 9)
+        out = [
+            np.stack([x, y + bow * np.sin((x - 0.1) / 0.8 * np.pi)], 1)
+            for y in np.linspace(0.2, 0.8, k)
+        ]
+        return [_turn(p, turn) for p in out]
+    if variant == 6:  # rows of short dashes
+        out = []
+        for y in np.linspace(0.25, 0.75, int(rng.integers(3, 5))):
+            for x in (0.18, 0.42, 0.66):
+                out.append([(x, y), (x + 0.14, y)])
+        return out
     if variant == 0:  # wheat stalk: a stem with oval grains either side
         lines = [[(0.5, 0.9), (0.5, 0.2)]]
         t = np.linspace(0, 2 * np.pi, 10)
@@ -203,6 +310,17 @@ def _farm(rng, variant):
 
 
 def _water(rng, variant):
+    if variant == 4:  # many small tildes
+        x = np.linspace(0, 0.2, 7)
+        tilde = np.stack([x, 0.035 * np.sin(x / 0.2 * 2 * np.pi)], 1)
+        spots = [(0.15, 0.28), (0.5, 0.25), (0.3, 0.48), (0.62, 0.5), (0.15, 0.7), (0.5, 0.74)]
+        return [tilde + s for s in spots]
+    if variant == 5:  # three or four flat ripply lines
+        x = np.linspace(0.12, 0.88, 20)
+        k = int(rng.integers(3, 5))
+        return [
+            np.stack([x, y + 0.025 * np.sin(x * 9 * np.pi)], 1) for y in np.linspace(0.3, 0.72, k)
+        ]
     if variant == 3:  # short waves in a brick pattern
         x = np.linspace(0, 0.3, 8)
         wave = np.stack([x, 0.05 * np.sin(x / 0.3 * 2 * np.pi)], 1)
@@ -218,6 +336,25 @@ def _water(rng, variant):
 
 
 def _monster(rng, variant):
+    if variant == 4:  # a single zigzag
+        k = int(rng.integers(4, 9))
+        amp = rng.uniform(0.12, 0.28)
+        xs = np.linspace(0.15, 0.85, k + 1)
+        return [[(x, 0.5 + (amp if i % 2 else -amp)) for i, x in enumerate(xs)]]
+    if variant == 5:  # a quick scribble: a few loops round and round
+        turns = rng.uniform(2, 4)
+        t = np.linspace(0, 2 * np.pi * turns, int(24 * turns))
+        rad = 0.22 + 0.08 * np.sin(t * rng.uniform(0.3, 0.7) + rng.uniform(0, 6))
+        cx = 0.5 + 0.08 * np.sin(t / turns)
+        return [np.stack([cx + rad * np.cos(t), 0.5 + 0.8 * rad * np.sin(t)], 1)]
+    if variant == 6:  # a face with no head: eyes, horns and a jagged mouth
+        return [
+            [(0.36, 0.42), (0.38, 0.44)],
+            [(0.62, 0.42), (0.64, 0.44)],
+            [(0.28, 0.62), (0.36, 0.54), (0.44, 0.64), (0.52, 0.54), (0.6, 0.64), (0.7, 0.56)],
+            [(0.3, 0.34), (0.26, 0.16), (0.4, 0.3)],
+            [(0.7, 0.34), (0.74, 0.16), (0.6, 0.3)],
+        ]
     if variant == 3:  # blob with big eyes and teeth
         t = np.linspace(0, 2 * np.pi, 16)
         rad = 0.28 + 0.04 * np.sin(5 * t)
@@ -274,6 +411,12 @@ def _minimal(rng, terrain, variant):
     )
 
 
+def _turn(p: np.ndarray, angle: float) -> np.ndarray:
+    """Points turned by ``angle`` about the cell centre."""
+    ca, sa = np.cos(angle), np.sin(angle)
+    return (np.asarray(p, float) - 0.5) @ np.array([[ca, -sa], [sa, ca]]).T + 0.5
+
+
 ICONS = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
 
 
@@ -282,13 +425,13 @@ def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]
     variant = style.variants[terrain]
     if rng.random() < 0.12:
         variant = int(rng.integers(0, 4))
-    if style.name == "minimal":
+    if style.name == "minimal" and variant < 4:
         lines = _minimal(rng, terrain, variant % 2)
     else:
         lines = ICONS[terrain](rng, variant)
     scale = style.size * rng.uniform(0.88, 1.12)
     angle = rng.normal(0, 0.12)
-    shift = rng.normal(0, 0.04, 2)
+    shift = rng.normal(0, 0.04 + style.spill, 2)
     if ruins and rng.random() < 0.6:  # squeezed beside the printed icon
         scale *= 0.7
         shift += [rng.choice([-0.2, 0.22]), rng.uniform(-0.2, 0.1)]
@@ -368,13 +511,12 @@ def draw_game(
             dark = _darkness(style.colours[t])
             if style.hatch:
                 turn = shape_turn.get((r, c), 0.0)
-                stroke = hatch_lines(rng, style, rng.uniform(-0.02, 0.06), turn) + (c, r)
                 pressure = shape_pressure.get((r, c), 0.7) * rng.uniform(0.9, 1.1)
-                soft = tuple(int(min(255, v * pressure)) for v in dark)
-                cv.polyline(fill, stroke, soft, style.hatch_spacing * rng.uniform(0.35, 0.6))
+                _fill_cell(fill, cv, style, rng, (r, c), dark, turn, pressure)
             if style.icons:
                 lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
                 icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
+                icon_dark = tuple(int(v * style.faint) for v in icon_dark)
                 _strokes(
                     ink, cv, lines, icon_dark, style.width * rng.uniform(0.85, 1.15), style, rng
                 )
@@ -387,6 +529,31 @@ def draw_game(
     _numbers(ink, cv, pr, written, style, rng)
     _name_and_title(ink, cv, pr, game, written, style, rng)
     return _composite(img, fill, ink, style, rng)
+
+
+def _fill_cell(fill, cv: Canvas, style: Style, rng, cell, dark, turn: float, pressure: float):
+    """Colour one cell the player's way: hatching, crosshatching, a scribble or solid."""
+    r, c = cell
+    over = rng.uniform(-0.02, 0.06) + style.spill
+    soft = tuple(int(min(255, v * pressure)) for v in dark)
+    width = style.hatch_spacing * rng.uniform(0.35, 0.6)
+    if style.fill == "solid":  # dense strokes that merge into a flat colour
+        dense = replace(style, hatch_spacing=style.hatch_spacing * 0.6)
+        cv.polyline(fill, hatch_lines(rng, dense, over, turn) + (c, r), soft, width * 1.4)
+        return
+    if style.fill == "scribble":  # loose back-and-forth loops, uneven coverage
+        k = int(rng.integers(5, 10))
+        pts = np.stack([rng.uniform(0.0, 1.0, 2 * k), np.linspace(0.05, 0.95, 2 * k)], 1)
+        pts[::2, 0] = rng.uniform(-over, 0.25, k)
+        pts[1::2, 0] = rng.uniform(0.75, 1 + over, k)
+        pts = _turn(densify(pts, 0.08), turn + style.hatch_angle)
+        cv.polyline(fill, wobble(rng, pts, 0.03) + (c, r), soft, width * 1.2)
+        return
+    cv.polyline(fill, hatch_lines(rng, style, over, turn) + (c, r), soft, width)
+    if style.fill == "cross":
+        second = tuple(int(v * rng.uniform(0.6, 0.9)) for v in soft)
+        stroke = hatch_lines(rng, style, over, turn + rng.uniform(1.2, 1.9)) + (c, r)
+        cv.polyline(fill, stroke, second, width)
 
 
 def _strokes(ink, cv: Canvas, lines, dark, width: float, style: Style, rng) -> None:
@@ -409,6 +576,7 @@ def _darkness(bgr) -> tuple[int, int, int]:
 
 def _outline(ink, cv: Canvas, cells, dark, style: Style, rng) -> None:
     cells = set(map(tuple, cells))
+    dark = tuple(int(v * style.faint) for v in dark)
     inset = rng.uniform(0.0, 0.06)
     segs = []
     for r, c in cells:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.synth.canvas import Canvas
-from models.synth.draw import Style, draw_game, random_style
+from models.synth.draw import Style, add_habits, draw_game, random_style
 from models.synth.game import Game, simulate_game
 from models.synth.template import Printing, render_template
 from models.synth.truth import written_numbers
@@ -29,11 +29,18 @@ class FlatSheet:
 def render_sheet(
     rng: np.random.Generator, ppc: float, side: str | None = None, style: str | None = None
 ) -> FlatSheet:
-    """Simulate a game and draw it on a fresh printing at ``ppc`` pixels per cell."""
+    """Simulate a game and draw it on a fresh printing at ``ppc`` pixels per cell.
+
+    The drawing and the ruins icons' look use their own generator (seeded by one draw
+    from ``rng``), so changing how players draw leaves the game and the camera of a
+    seed as they were.
+    """
     side = side or ("A" if rng.random() < 0.5 else "B")
     game = simulate_game(rng, side)
     st = random_style(rng, style)
     written = written_numbers(game)
-    bgr, alpha, cv, pr = render_template(side, ppc, rng)
-    drawn = draw_game(bgr, cv, pr, game, st, written, rng)
+    art = np.random.default_rng(int(rng.integers(2**63)))
+    bgr, alpha, cv, pr = render_template(side, ppc, rng, ruins_rng=art)
+    st = add_habits(st, art)
+    drawn = draw_game(bgr, cv, pr, game, st, written, art)
     return FlatSheet(drawn, alpha, cv, pr, game, st, written)

@@ -87,9 +87,16 @@ def page_canvas(ppc: float) -> Canvas:
 
 
 def render_template(
-    side: str, ppc: float, rng: np.random.Generator, printing: Printing | None = None
+    side: str,
+    ppc: float,
+    rng: np.random.Generator,
+    printing: Printing | None = None,
+    ruins_rng: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, np.ndarray, Canvas, Printing]:
     """Draw a blank printed sheet.
+
+    ``ruins_rng``, when given, varies the ruins icon's drawing, size and place from
+    print to print (printings and scans differ); without it every icon is the same.
 
     Returns
     -------
@@ -113,8 +120,9 @@ def render_template(
     _labels(img, cv, pr)
     for r, c in layout.mountains:
         draw_mountain(img, cv, pr, r, c, rng)
+    look = ruins_look(ruins_rng) if ruins_rng is not None else RuinsLook()
     for r, c in layout.ruins:
-        draw_ruins(img, cv, pr.accent, r, c)
+        draw_ruins(img, cv, pr.accent, r, c, look)
     _coin_track(img, cv, pr)
     _season_boxes(img, cv, pr)
     img = _age(img, cv, pr, rng)
@@ -282,9 +290,61 @@ def draw_coin(img, cv: Canvas, pr: Printing, center, radius: float) -> None:
     cv.circle(img, center, radius * 0.2, dark, 0.015)
 
 
-def draw_ruins(img, cv: Canvas, color, r: int, c: int) -> None:
-    """Column-and-rubble icon in the middle of the cell."""
-    ox, oy = c, r
+@dataclass(frozen=True)
+class RuinsLook:
+    """How one printing draws the ruins icon: design, size, offset, line weight, strength."""
+
+    design: int = 0  # 0 column + rubble, 1 two columns and a lintel, 2 broken column, 3 arch
+    scale: float = 1.0
+    shift: tuple[float, float] = (0.0, 0.0)
+    width: float = 0.028
+    mirror: bool = False
+    strength: float = 1.0  # 1 = the accent colour, less = paler ink
+
+
+def ruins_look(rng: np.random.Generator) -> RuinsLook:
+    """A random :class:`RuinsLook` (one per printing)."""
+    return RuinsLook(
+        design=int(rng.integers(0, 4)),
+        scale=float(rng.uniform(0.8, 1.25)),
+        shift=(float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04))),
+        width=float(rng.uniform(0.018, 0.04)),
+        mirror=bool(rng.random() < 0.5),
+        strength=float(rng.uniform(0.55, 1.0)),
+    )
+
+
+def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
+    """The icon's strokes in cell-local coordinates (0..1)."""
+    if design == 1:  # two columns under a lintel, a stone beside
+        out = [
+            [(0.26, 0.3), (0.66, 0.3)],
+            [(0.28, 0.35), (0.64, 0.35)],
+            [(0.24, 0.76), (0.68, 0.76)],
+        ]
+        for x in (0.32, 0.38, 0.54, 0.60):
+            out.append([(x, 0.36), (x, 0.75)])
+        out.append([(0.7, 0.76), (0.72, 0.68), (0.78, 0.67), (0.8, 0.76)])
+        return out
+    if design == 2:  # one broken column, its top lying beside it
+        out = [
+            [(0.36, 0.75), (0.36, 0.42), (0.42, 0.38), (0.46, 0.44), (0.5, 0.36), (0.5, 0.75)],
+            [(0.3, 0.76), (0.56, 0.76)],
+            [(0.43, 0.44), (0.43, 0.74)],
+            [(0.6, 0.76), (0.6, 0.66), (0.78, 0.66), (0.78, 0.76)],
+            [(0.62, 0.62), (0.76, 0.62)],
+        ]
+        return out
+    if design == 3:  # a ruined arch
+        t = np.linspace(np.pi, 2 * np.pi, 9)
+        arch = [(0.5 + 0.18 * np.cos(a), 0.48 + 0.18 * np.sin(a)) for a in t[:7]]
+        return [
+            [(0.32, 0.76), (0.32, 0.48)] + arch,
+            [(0.68, 0.76), (0.68, 0.5)],
+            [(0.4, 0.76), (0.4, 0.52)],
+            [(0.26, 0.77), (0.74, 0.77)],
+            [(0.56, 0.3), (0.6, 0.34)],
+        ]
     col = [
         [(0.28, 0.32), (0.50, 0.32)],  # capital
         [(0.30, 0.37), (0.48, 0.37)],
@@ -299,8 +359,22 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int) -> None:
         [(0.66, 0.74), (0.66, 0.63), (0.70, 0.60), (0.70, 0.74)],
         [(0.60, 0.45), (0.62, 0.47)],
     ]
-    lines = [np.array(p) + (ox, oy) for p in col + rubble]
-    cv.polylines(img, lines, color, 0.028)
+    return col + rubble
+
+
+def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLook()) -> None:
+    """The ruins icon in the middle of the cell (column and rubble by default)."""
+    lines = []
+    for p in _ruins_lines(look.design):
+        q = np.array(p, float)
+        if look.mirror:
+            q[:, 0] = 1 - q[:, 0]
+        q = (q - 0.5) * look.scale + 0.5 + np.array(look.shift)
+        lines.append(q + (c, r))
+    if look.strength < 1:  # paler ink: mix the accent colour towards the paper
+        paper = np.array([225, 232, 238], float)
+        color = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.strength)
+    cv.polylines(img, lines, color, look.width)
 
 
 def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generator) -> None:
