@@ -36,6 +36,7 @@ def main() -> None:
     ap.add_argument("--sheets", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--mirror", action="store_true", help="also read mirrored cells and average")
     args = ap.parse_args()
 
     sheets = []
@@ -51,7 +52,7 @@ def main() -> None:
     for _ in range(args.repeat):
         for crops, layout in sheets:
             t0 = time.perf_counter()
-            classify.classify_cells(crops, layout, threads=args.threads)
+            classify.classify_cells(crops, layout, threads=args.threads, mirror=args.mirror)
             whole.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             feed = model_inputs(crops, layout)
@@ -61,7 +62,8 @@ def main() -> None:
             prep.append(t1 - t0)
             run.append(t2 - t1)
     n = len(whole)
-    print(f"{n} sheet classifications, 121 cells each, {args.threads} thread(s):")
+    mirror = ", mirror averaging" if args.mirror else ""
+    print(f"{n} sheet classifications, 121 cells each, {args.threads} thread(s){mirror}:")
     print(f"  classify_cells      {_ms(whole)}")
     print(f"  normalise inputs    {_ms(prep)}")
     print(f"  onnxruntime run     {_ms(run)}")

@@ -1,6 +1,7 @@
 """Measure cell reading on rendered sheets never used in training.
 
-``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]``
+``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
+[--model PATH]`` (``--model``: read with another ONNX model than the committed one)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -43,7 +44,7 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def measure_one(job: tuple[int, str, str, bool]) -> dict:
+def measure_one(job: tuple[int, str, str, bool, str | None]) -> dict:
     """Render and read one sheet; returns what was right and what was flagged."""
     import cv2
 
@@ -51,8 +52,10 @@ def measure_one(job: tuple[int, str, str, bool]) -> dict:
     from models import synth
     from scanner import classify
 
-    seed, difficulty, mode, mirror = job
+    seed, difficulty, mode, mirror, model = job
     classify.set_mirror(mirror)
+    if model:
+        classify.MODEL_PATH = Path(model)
     t0 = time.perf_counter()
     out: dict = {"seed": seed, "difficulty": difficulty}
     try:
@@ -150,6 +153,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="also write every sheet's result here")
     ap.add_argument("--first-seed", type=int, default=TEST_SEED)
     ap.add_argument("--mirror", action="store_true", help="classify_cells with mirror averaging")
+    ap.add_argument("--model", type=Path, help="ONNX model to read with (default: committed)")
     args = ap.parse_args()
     mode = args.mode
     if mode is None:
@@ -160,7 +164,8 @@ def main() -> None:
         except ImportError:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
-    jobs = [(s, DIFFICULTIES[i % 3], mode, args.mirror) for i, s in enumerate(seeds)]
+    model = str(args.model.resolve()) if args.model else None
+    jobs = [(s, DIFFICULTIES[i % 3], mode, args.mirror, model) for i, s in enumerate(seeds)]
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
