@@ -1,9 +1,11 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
-(about 20 minutes on this 2-core machine). Two built-in phases: ``--steps`` batches from
-scratch on canonical views (``make_view``), then ``--fine-steps`` batches at ``--fine-lr``
-on the views plus photos read by the scanner itself (``make_photo`` + ``scan_photo``).
+(the committed run took 46 minutes on this 2-core machine while other jobs shared it,
+15 of them rendering; ``training`` in the metrics file). Two built-in phases:
+``--steps`` batches from scratch on canonical views (``make_view``), then
+``--fine-steps`` batches at ``--fine-lr`` on the views plus photos read by the scanner
+itself (``make_photo`` + ``scan_photo``).
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
