@@ -168,19 +168,17 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
 
 
 def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
-    """How many coins, from the first, lie wholly in the image.
+    """How many coins, from the first, have their centre in the image.
 
     ``homography``: upright cell units -> image pixels. A coin cut by the photo's
-    edge would be read partly from smeared border pixels. 0 when the first coin
-    is not wholly in the image.
+    edge usually still shows its mark (on held-out renders, refusing cut coins
+    made more counts wrong than it saved); one whose centre is outside would be
+    read from border pixels smeared outwards. 0 when the first coin's is outside.
     """
-    r = g.COIN_RADIUS
-    ring = np.float64([[r, 0], [-r, 0], [0, r], [0, -r]])
-    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)])
-    pts = (centres[:, None, :] + ring[None]).reshape(-1, 1, 2)
-    pts = cv2.perspectiveTransform(pts, homography).reshape(g.COIN_COUNT, 4, 2)
+    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)]).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(centres, homography).reshape(-1, 2)
     height, width = shape[:2]
-    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
+    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=1)
     return int(np.argmin(inside)) if not inside.all() else g.COIN_COUNT
 
 

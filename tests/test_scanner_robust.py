@@ -176,16 +176,17 @@ def test_one_very_dark_mark_does_not_pull_the_coin_split():
     assert split_marks(marks)[0] == 7
 
 
-def test_coins_in_the_photo_are_those_wholly_inside_it():
+def test_coins_in_the_photo_are_those_whose_centre_is_in_it():
     """The photo's right edge (x = 500) cuts the track between coins 8 and 9."""
     px = 40.0
     x8, x9 = (g.coin_center(i)[0] for i in (8, 9))
     edge_cells = (x8 + x9) / 2
     h = np.array([[px, 0, 500 - edge_cells * px], [0, px, 20], [0, 0, 1]])
     assert coins_in_photo(h, (800, 501)) == 9
-    assert coins_in_photo(h @ np.diag([1, 1, 1.0]), (800, 2000)) == g.COIN_COUNT
-    left_cut = np.array([[px, 0, -g.coin_center(0)[0] * px], [0, px, 20], [0, 0, 1]])
-    assert coins_in_photo(left_cut, (800, 2000)) == 0  # the first coin is cut: none
+    assert coins_in_photo(h, (800, 2000)) == g.COIN_COUNT
+    # The left edge just past the first coin's centre: none is read.
+    left_cut = np.array([[px, 0, -(g.coin_center(0)[0] + 0.05) * px], [0, px, 20], [0, 0, 1]])
+    assert coins_in_photo(left_cut, (800, 2000)) == 0
 
 
 def test_coins_are_counted_on_the_part_of_the_track_in_the_photo():
