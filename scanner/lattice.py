@@ -153,14 +153,15 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
     for _ in range(2):
         points = refine_locally(pyramid, m.homography, points)
     if _smooth_bend(m.homography, points) < FLAT_PAPER:
-        points = _model_lattice(m.homography)  # flat paper: local measurements add only noise
+        points = model_lattice(m.homography)  # flat paper: local measurements add only noise
     return replace(fit, lattice=points)
 
 
 FLAT_PAPER = 0.035  # cells: below this smooth bend the homography alone gives the lattice
 
 
-def _model_lattice(h: np.ndarray) -> np.ndarray:
+def model_lattice(h: np.ndarray) -> np.ndarray:
+    """The 12 x 12 x 2 intersections a homography alone puts in the image."""
     grid = np.stack(np.meshgrid(np.arange(N + 1.0), np.arange(N + 1.0)), -1)
     return cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
 
@@ -174,7 +175,7 @@ def _smooth_bend(h: np.ndarray, lattice: np.ndarray) -> float:
     (fitted to ~100 crossings) is more exact than any one measured node.
     """
     cell = cell_size_px(h)
-    d = ((lattice - _model_lattice(h)) / cell).reshape(-1, 2)
+    d = ((lattice - model_lattice(h)) / cell).reshape(-1, 2)
     t = np.linspace(-1.0, 1.0, N + 1)
     u, v = (a.ravel() for a in np.meshgrid(t, t))
     basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], -1)
@@ -496,8 +497,7 @@ def _lattice_from_measurements(
     and extended to unmeasured nodes and the frame ring from their neighbours, so
     bent paper is followed and single bad measurements are not.
     """
-    grid = np.stack(np.meshgrid(np.arange(N + 1.0), np.arange(N + 1.0)), -1)
-    model = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
+    model = model_lattice(h)
     disp = np.full((N + 1, N + 1, 2), np.nan)
     near = cv2.perspectiveTransform(src.reshape(-1, 1, 2).astype(np.float64), h).reshape(-1, 2)
     for (c, r), d, m, ok in zip(src.astype(int), dst, near, inliers, strict=True):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.ndimage import map_coordinates
 
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, GRID_CELLS, canonical_size
+from scanner.lattice import model_lattice
 
 N = GRID_CELLS
 _STEP = 8  # the map is computed every _STEP canonical pixels, then resized
@@ -38,9 +39,7 @@ def turn_lattice(lattice: np.ndarray, quarter_turns: int) -> np.ndarray:
 
 def displacements(homography: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     """Lattice minus the homography's prediction, 12 x 12 x 2 photo pixels."""
-    grid = np.stack(np.meshgrid(np.arange(N + 1.0), np.arange(N + 1.0)), -1)
-    model = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), homography).reshape(N + 1, N + 1, 2)
-    return lattice - model
+    return lattice - model_lattice(homography)
 
 
 def canonical_maps(
