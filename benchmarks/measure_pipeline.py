@@ -21,14 +21,12 @@ Seeds 120000+ are used by nothing else (tuning: 300000+, scanner figures: 110000
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.rendered import add_render_args, measure_rendered, rendered_sample  # noqa: E402
 from scoring.board import Map  # noqa: E402
 from scoring.game import score_game  # noqa: E402
 from scoring.layouts import LAYOUTS, parse_space  # noqa: E402
@@ -37,15 +35,9 @@ from scoring.layouts import LAYOUTS, parse_space  # noqa: E402
 def measure_one(args: tuple[str, int, str]) -> dict:
     folder, seed, difficulty = args
     from app.inputs import read_photo
-    from models.synth import write_sample
     from scanner.errors import ScanError
 
-    path = Path(folder) / f"{difficulty}_{seed}.jpg"
-    truth_path = path.with_suffix(".json")
-    if path.exists() and truth_path.exists():
-        truth = json.loads(truth_path.read_text())
-    else:
-        truth = write_sample(path, seed, difficulty)
+    path, truth = rendered_sample(folder, seed, difficulty)
     layout = LAYOUTS[truth["side"]]
     true_map = Map(tuple(truth["grid"]), layout)
     true_total = score_game([true_map], truth["cards"], truth["coins"]).total
@@ -97,23 +89,10 @@ def report(difficulty: str, rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=40, help="photos per difficulty")
-    parser.add_argument("--seed", type=int, default=120000, help="first seed")
-    parser.add_argument("--difficulty", nargs="+", default=["clean", "normal", "hard"])
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--dir", help="keep the photos here (default: a temporary folder)")
+    add_render_args(parser, n=40, seed=120000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.dir or tmp
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        for difficulty in args.difficulty:
-            work = [(folder, args.seed + i, difficulty) for i in range(args.n)]
-            if args.jobs > 1:
-                with ProcessPoolExecutor(args.jobs) as pool:
-                    rows = list(pool.map(measure_one, work))
-            else:
-                rows = [measure_one(w) for w in work]
-            report(difficulty, rows)
+    for difficulty, rows in measure_rendered(args, measure_one):
+        report(difficulty, rows)
 
 
 if __name__ == "__main__":
