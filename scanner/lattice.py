@@ -468,23 +468,35 @@ def _smooth_along_lines(at: np.ndarray) -> np.ndarray:
     A printed line bends gently with the paper from one end to the other; a
     player's stroke parallel to it (crosshatched farms, outlines) moves a few
     pieces at once. A cubic, refitted without outlying pieces, gives the course.
+    All lines are fitted at once; a line stops refitting when its pieces settle.
     """
-    t = np.arange(N) + 0.5
+    u = (np.arange(N) + 0.5 - N / 2) / (N / 2)
+    basis = np.stack([u**d for d in range(4)], -1)  # (segment, 4)
+    y = (at - np.arange(N + 1)).T  # (line, segment)
+    ok = ~np.isnan(y)
+    y0 = np.nan_to_num(y)
+    fitting = ok.sum(axis=1) >= 5
+    use = ok.copy()
+    off = np.zeros_like(y0)
+    for _ in range(3):
+        w = use.astype(float)
+        gram = np.einsum("ls,si,sj->lij", w, basis, basis)
+        rhs = np.einsum("ls,si,ls->li", w, basis, y0)
+        coef = np.zeros((N + 1, 4))
+        coef[fitting] = np.linalg.solve(gram[fitting], rhs[fitting][..., None])[..., 0]
+        off[fitting] = np.abs(y0 - coef @ basis.T)[fitting]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            typical = np.nanmedian(np.where(ok, off, np.nan), axis=1, keepdims=True)
+        again = ok & (off < np.maximum(SMOOTH_ALONG, 2.5 * typical))
+        settled = (again.sum(axis=1) < 5) | (again == use).all(axis=1)
+        fitting &= ~settled  # settled lines keep this fit's offsets
+        use[fitting] = again[fitting]
+        if not fitting.any():
+            break
+    drop = (ok & (off > SMOOTH_ALONG)) & (ok.sum(axis=1) >= 5)[:, None]
     out = at.copy()
-    for k in range(N + 1):
-        y = at[:, k] - k
-        ok = ~np.isnan(y)
-        if ok.sum() < 5:
-            continue
-        use = ok.copy()
-        for _ in range(3):
-            coef = np.polyfit(t[use], y[use], min(3, int(use.sum()) - 2))
-            off = np.abs(y - np.polyval(coef, t))
-            again = ok & (off < max(SMOOTH_ALONG, 2.5 * float(np.median(off[ok]))))
-            if again.sum() < 5 or (again == use).all():
-                break
-            use = again
-        out[ok & (off > SMOOTH_ALONG), k] = np.nan
+    out[drop.T] = np.nan
     return out
 
 
