@@ -30,6 +30,7 @@ _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
 _PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printed one
+_PITCH_SPAN = 8  # coins: the pitch is refitted only through coins spanning this many
 _NO_SPLIT_SEEN = 0.3  # confidence when the coins in the photo are all alike
 _SHIFT = 3  # view pixels: how far a disc may be off its located centre
 
@@ -195,8 +196,12 @@ def _row_fit(index: np.ndarray, xs: np.ndarray, pitch: float) -> np.ndarray:
     starts at the printed pitch through the coins' median and is refitted, a few
     times, on the coins within 5 % of a pitch of it; the pitch stays within
     ``_PITCH_SLACK`` of the printed one (the sheet's print varies a little).
+    Coins spanning fewer than ``_PITCH_SPAN`` places keep the printed pitch: a
+    pixel's error at each end of a short row would move the far coins by several.
     """
     line = np.array([pitch, float(np.median(xs - pitch * index))])
+    if np.ptp(index) < _PITCH_SPAN:  # too short a row to tell its pitch
+        return line
     for _ in range(3):
         agree = np.abs(xs - np.polyval(line, index)) < 0.05 * pitch
         if agree.sum() < 3 or np.ptp(index[agree]) < 4:

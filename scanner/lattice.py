@@ -266,7 +266,7 @@ CHUNKS = 4  # each interior line is measured in this many pieces along its lengt
 
 
 DEGREE = 2  # polynomial through a line's pieces (bent paper)
-EDGE_WINDOW = 0.13  # cells: the frame's inner line is looked for this near the lattice
+EDGE_WINDOW = 0.20  # cells: how far from the lattice the frame's inner line is looked for
 
 
 def _measure_intersections(
@@ -399,10 +399,13 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     """Move each intersection onto the lines measured right beside it (curled corners).
 
     Every grid line is measured once per cell it borders, in a narrow window
-    (0.15 cell; ``EDGE_WINDOW`` on the frame, clear of its outer line) around where the
-    lattice puts it, so icons in the cells stay out of view. A node takes the
-    mean of its two adjacent pieces per direction; nodes unlike their
-    neighbours, or not measured, keep their place.
+    (0.15 cell) around where the lattice puts it, so icons in the cells stay out
+    of view. The frame's inner line is looked for in a wider window
+    (``EDGE_WINDOW``: a curled edge moves most) together with its outer line
+    ``FRAME_WIDTH`` further out, so neither the outer line alone nor a stroke
+    inside the grid passes for it. A node takes the mean of its two adjacent
+    pieces per direction (a line's ends continue its last two); nodes unlike
+    their neighbours, or not measured, keep their place.
     """
     px, margin = 24.0, 0.75
     size = int(round((N + 2 * margin) * px))
@@ -411,7 +414,7 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     inv = np.linalg.inv(h)
     cells = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), inv).reshape(N + 1, N + 1, 2)
     to_px = (cells + margin) * px  # canvas pixels of every node, (row, col, xy)
-    offs = np.arange(-int(0.15 * px), int(0.15 * px) + 1)
+    offs = np.arange(-int(EDGE_WINDOW * px), int(EDGE_WINDOW * px) + 1)
     band = np.arange(int(0.2 * px), int(0.8 * px))
     seg_start = np.round((np.arange(N) + margin) * px).astype(int)
     rows = seg_start[:, None] + band  # (N segments, B)
@@ -430,8 +433,15 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
             prof = response[cols[:, :, None, :], rows[:, None, :, None]].mean(axis=2)
         edge = np.zeros(prof.shape[1], bool)
         edge[[0, N]] = True
-        # The frame's outer line lies FRAME_WIDTH (0.22) beyond its inner one.
-        prof[:, edge, :] = np.where(np.abs(offs) > EDGE_WINDOW * px, 0.0, prof[:, edge, :])
+        # The frame's outer line lies FRAME_WIDTH beyond its inner one: look for the pair.
+        for k, outward in ((0, -1), (N, 1)):
+            far = np.clip(cols[:, k] + outward * int(round(FRAME_WIDTH * px)), 0, size - 1)
+            if axis == 0:
+                pair = response[rows[:, :, None], far[:, None, :]].mean(axis=1)
+            else:
+                pair = response[far[:, None, :], rows[:, :, None]].mean(axis=1)
+            prof[:, k, :] = np.minimum(prof[:, k, :], pair)
+        prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])
         j = np.argmax(prof, axis=2)
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
         strength = peak - np.median(prof, axis=2)
@@ -446,6 +456,10 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
                 np.stack([np.vstack([at[:1] * np.nan, at]), np.vstack([at, at[:1] * np.nan])]),
                 axis=0,
             )  # (N + 1 positions along the line, N + 1 lines)
+        # A line's ends lie half a segment beyond its last pieces: extrapolate.
+        for end, a, b in ((0, 0, 1), (N, N - 1, N - 2)):
+            both = ~np.isnan(at[a]) & ~np.isnan(at[b])
+            node[end, both] = 1.5 * at[a, both] - 0.5 * at[b, both]
         found[axis] = node if axis == 0 else node.T
     measured = cells.copy()
     ok = ~np.isnan(found[0]) & ~np.isnan(found[1])
@@ -453,7 +467,7 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     measured[..., 1] = np.where(ok, found[1], cells[..., 1])
     shift = measured - cells
     shift[~ok] = np.nan
-    shift = _reject_unlike_neighbours(shift, 0.08, blend=False)
+    shift = _reject_unlike_neighbours(shift, 0.08, blend=False, ring_apart=True)
     shift = np.nan_to_num(shift)
     moved = cells + shift
     return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
@@ -541,15 +555,23 @@ def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return median, count
 
 
-def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float, blend: bool = True) -> np.ndarray:
+def _reject_unlike_neighbours(
+    disp: np.ndarray, tolerance: float, blend: bool = True, ring_apart: bool = False
+) -> np.ndarray:
     """Drop nodes far from their neighbours' median, then (``blend``) average each with it.
 
     Lines hidden under mountains or heavy drawing give single wrong nodes; real
-    paper bends move whole neighbourhoods together.
+    paper bends move whole neighbourhoods together. With ``ring_apart`` the frame's
+    nodes are compared along their own lines instead (:func:`_unlike_along_lines`): a
+    curled edge moves further than the row inside it.
     """
     median, count = _neighbour_median(disp)
     off = np.linalg.norm(disp - median, axis=-1)
     bad = (count >= 3) & (off > tolerance)
+    if ring_apart:
+        ring = np.ones(disp.shape[:2], bool)
+        ring[1:-1, 1:-1] = False
+        bad = np.where(ring, _unlike_along_lines(disp) > tolerance, bad)
     out = disp.copy()
     out[bad] = np.nan
     if blend:
@@ -557,6 +579,31 @@ def _reject_unlike_neighbours(disp: np.ndarray, tolerance: float, blend: bool = 
         mixed = ~np.isnan(out[..., 0]) & (count >= 3)
         out[mixed] = 0.5 * out[mixed] + 0.5 * median[mixed]
     return out
+
+
+def _unlike_along_lines(disp: np.ndarray) -> np.ndarray:
+    """How far each node's shift is from what its own lines' other nodes predict.
+
+    ``x`` is the position of the node's vertical line, so the nodes above and
+    below predict it: their mean, or a straight continuation of the two on
+    either side; ``y`` likewise from the nodes left and right. The closest
+    prediction counts, so one stray node does not make its neighbours look
+    stray. NaN where nothing predicts the node.
+    """
+    out = np.full(disp.shape, np.nan)
+    for comp in (0, 1):
+        d = np.moveaxis(disp[..., comp], comp, 0)  # along the line first
+        pred = np.full((3, *d.shape), np.nan)
+        pred[0, 1:-1] = (d[:-2] + d[2:]) / 2
+        pred[1, 2:] = 2 * d[1:-1] - d[:-2]  # continued from the nodes before
+        pred[2, :-2] = 2 * d[1:-1] - d[2:]  # ... and from the nodes after
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            off = np.nanmin(np.abs(d - pred), axis=0)
+        out[..., comp] = np.moveaxis(off, 0, comp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(out, axis=-1)
 
 
 def _fill_nan(disp: np.ndarray) -> np.ndarray:

@@ -11,9 +11,14 @@ from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
-from scanner.coins import locate_coins, read_coin_track, split_marks
+from scanner.coins import _row_fit, locate_coins, read_coin_track, split_marks
 from scanner.detect import Pyramid, fine_fit, ink_image
-from scanner.lattice import _smooth_along_lines, _smooth_bend, quad_homography
+from scanner.lattice import (
+    _reject_unlike_neighbours,
+    _smooth_along_lines,
+    _smooth_bend,
+    quad_homography,
+)
 from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
@@ -228,3 +233,56 @@ def test_light_falling_along_an_unmarked_track_is_not_a_full_one():
     near zero (a rendered hard photo's reading)."""
     marks = np.array([7, 3, 14, 19, 6, 18, 17, 21, 23, 34, 36, 23, 44, 30]) / 1000
     assert split_marks(marks)[0] == 0
+
+
+def test_a_curled_edge_is_followed_but_a_stray_frame_node_is_not():
+    """Node shifts (cells) of paper lifting at the right edge: the frame's column moves
+    0.3, the one inside it 0.17. Compared along their own lines the frame's nodes
+    stay; among all 8 neighbours they look unlike the inner rows and would go."""
+    c = np.arange(N + 1.0)
+    shift = np.zeros((N + 1, N + 1, 2))
+    shift[..., 0] = 0.3 * np.clip((c - 7) / 4, 0, None)[None, :] ** 2
+    kept = _reject_unlike_neighbours(shift, 0.08, blend=False, ring_apart=True)
+    assert not np.isnan(kept).any()
+    assert np.isnan(_reject_unlike_neighbours(shift, 0.08, blend=False)[:, N]).all()
+    stray = shift.copy()
+    stray[5, N, 0] -= 0.22  # caught by the frame's outer line instead of its inner one
+    out = _reject_unlike_neighbours(stray, 0.08, blend=False, ring_apart=True)
+    assert np.isnan(out[5, N]).all()
+    assert not np.isnan(np.delete(out[:, N], 5, axis=0)).any()
+
+
+def test_a_lifted_edge_of_a_drawn_sheet_is_followed():
+    """A rendered sheet whose right part lifts (the edge 0.3 cell further out, the
+    bend growing from column 7): every lattice node within 0.1 cell of the truth."""
+    from models.synth.sheet import render_sheet
+    from models.synth.warp import Curl, project, warp_sheet
+
+    sheet = render_sheet(np.random.default_rng(1), 60.0, side="A", style="pencil-hatch-icon")
+    grid = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
+    quad = np.float32([[300, 200], [900, 230], [880, 830], [280, 800]])
+    h = cv2.getPerspectiveTransform(grid, quad).astype(np.float64)
+    curl = Curl(amp=0.3, origin=(7.0, 5.5), normal=(1.0, 0.0), direction=(1.0, 0.0), length=4.0)
+    table = np.full((1000, 1200, 3), (60, 90, 120), np.uint8)
+    photo, _ = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, h, curl, table)
+    yy, xx = np.mgrid[0 : N + 1, 0 : N + 1]
+    truth = project(h, curl, np.stack([xx, yy], -1).astype(np.float64))
+    lattice = scan_photo(photo).lattice
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    errors = [
+        np.linalg.norm(np.rot90(lattice, k, axes=(0, 1)) - truth, axis=-1).max() / cell
+        for k in range(4)
+    ]
+    assert min(errors) < 0.1
+
+
+def test_coin_pitch_is_not_guessed_from_a_few_unmarked_coins():
+    """Nine coins marked (their rings hidden), the five clear ones located a pixel
+    off each way: the row keeps the printed pitch and the first coin its place
+    (a pitch fitted through the five would put it 4.5 px off)."""
+    pitch = 45.6
+    index = np.arange(9, g.COIN_COUNT)  # the clear coins
+    truth = 170.0 + pitch * np.arange(g.COIN_COUNT)
+    xs = truth[index] + [1.0, 0.5, 0.0, -0.5, -1.0]  # as if 1 % tighter than printed
+    line = _row_fit(index, xs, pitch)
+    assert abs(np.polyval(line, 0) - truth[0]) < 1.0
