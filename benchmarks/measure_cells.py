@@ -1,7 +1,9 @@
 """Measure cell reading on rendered sheets never used in training.
 
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
-[--model PATH]`` (``--model``: read with another ONNX model than the committed one)
+[--model PATH] [--no-consistency]`` (``--model``: read with another ONNX model than the
+committed one; ``--no-consistency``: without re-scoring doubtful cells by the sheet's own
+drawings, ``scanner.classify.sheet_consistency``)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -44,7 +46,7 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def measure_one(job: tuple[int, str, str, bool, str | None]) -> dict:
+def measure_one(job: tuple[int, str, str, bool, str | None, bool]) -> dict:
     """Render and read one sheet; returns what was right and what was flagged."""
     import cv2
 
@@ -52,8 +54,9 @@ def measure_one(job: tuple[int, str, str, bool, str | None]) -> dict:
     from models import synth
     from scanner import classify
 
-    seed, difficulty, mode, mirror, model = job
+    seed, difficulty, mode, mirror, model, consistency = job
     classify.set_mirror(mirror)
+    classify.set_consistency(consistency)
     if model:
         classify.MODEL_PATH = Path(model)
     t0 = time.perf_counter()
@@ -154,6 +157,9 @@ def main() -> None:
     ap.add_argument("--first-seed", type=int, default=TEST_SEED)
     ap.add_argument("--mirror", action="store_true", help="classify_cells with mirror averaging")
     ap.add_argument("--model", type=Path, help="ONNX model to read with (default: committed)")
+    ap.add_argument(
+        "--no-consistency", action="store_true", help="classify_cells without sheet consistency"
+    )
     args = ap.parse_args()
     mode = args.mode
     if mode is None:
@@ -165,7 +171,10 @@ def main() -> None:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
     model = str(args.model.resolve()) if args.model else None
-    jobs = [(s, DIFFICULTIES[i % 3], mode, args.mirror, model) for i, s in enumerate(seeds)]
+    consistency = not args.no_consistency
+    jobs = [
+        (s, DIFFICULTIES[i % 3], mode, args.mirror, model, consistency) for i, s in enumerate(seeds)
+    ]
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -175,7 +184,8 @@ def main() -> None:
     elapsed = time.perf_counter() - t0
 
     print(
-        f"mode {mode}{' +mirror' if args.mirror else ''}: {len(rows)} sheets, "
+        f"mode {mode}{' +mirror' if args.mirror else ''}"
+        f"{'' if consistency else ' -consistency'}: {len(rows)} sheets, "
         f"seeds {seeds.start}..{seeds.stop - 1}, {elapsed:.0f} s"
     )
     head = (

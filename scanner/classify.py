@@ -3,8 +3,10 @@
 One batched call per sheet; the session is built once per process and per thread
 count. The printed layout is a hard prior: printed mountains and wasteland are read
 as such whatever the model says, and a cell without them can never be ``^`` or ``#``.
-Cells whose top probability is low, or whose top two classes are close, are listed
-for review with their candidates.
+One player draws one sheet, so their forests look alike: :func:`sheet_consistency`
+re-scores the doubtful cells by how much the model's own features resemble the cells
+read confidently on the same sheet. Cells whose top probability is then still low, or
+whose top two classes are close, are listed for review with their candidates.
 """
 
 from __future__ import annotations
@@ -15,22 +17,31 @@ from pathlib import Path
 
 import numpy as np
 
-from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, model_inputs
+from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
 from scanner.sheet import Review
 from scoring.layouts import SIZE, Layout, space_name
 
 #: The committed model.
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.onnx"
 #: Review a cell when its chosen class has less than this probability ...
-REVIEW_MIN_PROB = 0.90
+REVIEW_MIN_PROB = 0.99
 #: ... or when the runner-up is within this much of it.
 REVIEW_MIN_MARGIN = 0.5
 #: Candidates listed in a review: classes with at least this probability.
 CANDIDATE_MIN_PROB = 0.02
+#: Sheet consistency: cells read with at least this probability make the sheet's prototypes ...
+PROTOTYPE_MIN_PROB = 0.7
+#: ... (a class needs this many such cells to have one) ...
+PROTOTYPE_MIN_CELLS = 2
+#: ... cells read with less than this are re-scored ...
+RESCORE_BELOW = 0.995
+#: ... by ``exp(CONSISTENCY_WEIGHT * (similarity to the class - best similarity))``.
+CONSISTENCY_WEIGHT = 12.0
 
 _PRINTED = "^#"
 _threads = 1
 _mirror = False
+_consistency = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -46,7 +57,8 @@ class CellReading:
     ----------
     grid : 11 strings of text-map symbols, row-major.
     confidence : 11 x 11 probability of each chosen class (1.0 on printed terrain).
-    probabilities : (121, len(CLASSES)) class probabilities after the layout prior.
+    probabilities : (121, len(CLASSES)) class probabilities after the layout prior (and
+        the sheet-consistency step).
     model_probabilities : (121, len(CLASSES)) the model's own probabilities.
     review : cells a person should check.
     printed_fit : mean probability the model itself gives the printed terrain on the
@@ -65,6 +77,12 @@ def set_mirror(on: bool) -> None:
     """Also read every cell mirrored and average (off by default; see predict_probabilities)."""
     global _mirror
     _mirror = bool(on)
+
+
+def set_consistency(on: bool) -> None:
+    """Re-score doubtful cells by the sheet's own drawings (on by default; see classify_cells)."""
+    global _consistency
+    _consistency = bool(on)
 
 
 def set_threads(n: int) -> None:
@@ -109,6 +127,17 @@ def predict_probabilities(
     was trained on both) and the two readings are averaged: about a tenth fewer
     errors on validation photos, at twice the model time.
     """
+    return _predict(crops, layout, model, threads, mirror)[0]
+
+
+def _predict(
+    crops: np.ndarray,
+    layout: Layout,
+    model: Path | None,
+    threads: int | None,
+    mirror: bool | None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Probabilities and, when the model exports them, features ``(121, F)`` (else None)."""
     sess = _session(Path(model) if model else MODEL_PATH, _threads if threads is None else threads)
     feed = model_inputs(crops, layout)
     if _mirror if mirror is None else mirror:
@@ -117,10 +146,16 @@ def predict_probabilities(
             IMAGE_INPUT: np.concatenate([image, image[..., ::-1]]),
             RUINS_INPUT: np.concatenate([ruins, ruins]),
         }
-    (logits,) = sess.run(None, feed)
-    probs = _softmax(logits.astype(np.float64))
+    names = [o.name for o in sess.get_outputs()]
+    wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])
+    outputs = sess.run(wanted, feed)
+    probs = _softmax(outputs[0].astype(np.float64))
+    features = outputs[1].astype(np.float64) if len(outputs) > 1 else None
     n = SIZE * SIZE
-    return (probs[:n] + probs[n:]) / 2 if len(probs) > n else probs
+    if len(probs) > n:
+        probs = (probs[:n] + probs[n:]) / 2
+        features = None if features is None else (features[:n] + features[n:]) / 2
+    return probs, features
 
 
 def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
@@ -133,6 +168,52 @@ def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
     out[fixed] = 0.0
     out[fixed, printed[fixed]] = 1.0
     return out
+
+
+def sheet_consistency(
+    probs: np.ndarray,
+    features: np.ndarray,
+    layout: Layout,
+    weight: float = CONSISTENCY_WEIGHT,
+    min_prob: float = PROTOTYPE_MIN_PROB,
+    below: float = RESCORE_BELOW,
+) -> np.ndarray:
+    """Re-score a sheet's doubtful cells by their likeness to its confidently read cells.
+
+    Per class, the prototype is the mean direction of the features of the unprinted
+    cells read as that class with at least ``min_prob`` (if there are
+    ``PROTOTYPE_MIN_CELLS`` of them). A cell whose top probability is below ``below``
+    gets ``p_k * exp(weight * (s_k - max_j s_j))``, renormalised, with ``s_k`` the cosine
+    similarity of its features to class ``k``'s prototype; classes without a prototype
+    keep their probability's weight (``s_k`` counts as the best). Printed terrain is
+    never re-scored (its probability is 1) and the layout prior is applied again.
+
+    Parameters
+    ----------
+    probs : (121, len(CLASSES)) probabilities after :func:`apply_layout_prior`.
+    features : (121, F) the model's pooled features (:data:`FEATURES_OUTPUT`).
+    layout : the printed side.
+    """
+    unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+    top = probs.argmax(axis=1)
+    sure = (probs.max(axis=1) >= min_prob) & (_printed_table(layout) < 0)
+    sims = np.zeros_like(probs)
+    have = np.zeros(probs.shape[1], bool)
+    for k in range(probs.shape[1]):
+        members = unit[sure & (top == k)]
+        if len(members) >= PROTOTYPE_MIN_CELLS:
+            proto = members.mean(axis=0)
+            sims[:, k] = unit @ (proto / max(float(np.linalg.norm(proto)), 1e-9))
+            have[k] = True
+    doubtful = probs.max(axis=1) < below
+    if not have.any() or not doubtful.any():
+        return probs
+    best = sims[:, have].max(axis=1, keepdims=True)
+    shift = np.where(have, sims - best, 0.0)
+    logp = np.log(np.maximum(probs[doubtful], 1e-300)) + weight * shift[doubtful]
+    out = probs.copy()
+    out[doubtful] = _softmax(logp)
+    return apply_layout_prior(out, layout)
 
 
 @lru_cache(maxsize=16)
@@ -183,8 +264,12 @@ def classify_cells(
     min_prob: float = REVIEW_MIN_PROB,
     min_margin: float = REVIEW_MIN_MARGIN,
     mirror: bool | None = None,
+    consistency: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
+
+    The model's probabilities go through the layout prior and then, when the model
+    exports its features and ``consistency`` is on, :func:`sheet_consistency`.
 
     Parameters
     ----------
@@ -195,13 +280,17 @@ def classify_cells(
     threads : onnxruntime threads for this call; default :func:`set_threads`'s value.
     min_prob, min_margin : review thresholds (see :func:`review_cells`).
     mirror : also read the mirrored cells and average; default :func:`set_mirror`'s value.
+    consistency : re-score doubtful cells by the sheet's own drawings; default
+        :func:`set_consistency`'s value (on).
 
     Returns
     -------
     CellReading
     """
-    raw = predict_probabilities(crops, layout, model, threads, mirror)
+    raw, features = _predict(crops, layout, model, threads, mirror)
     probs = apply_layout_prior(raw, layout)
+    if features is not None and (_consistency if consistency is None else consistency):
+        probs = sheet_consistency(probs, features, layout)
     choice = probs.argmax(axis=1)
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
     conf = probs[np.arange(SIZE * SIZE), choice]

@@ -34,6 +34,8 @@ PAPER_LEVEL = 224.0
 #: Model input names in the ONNX graph.
 IMAGE_INPUT = "image"
 RUINS_INPUT = "ruins"
+#: Second model output: the pooled feature vector the classifier head reads (per cell).
+FEATURES_OUTPUT = "features"
 
 #: Class order of the model's output (text-map symbols, RULES.md §5).
 CLASSES = ".TVFWM^#"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -11,6 +11,7 @@ from models.synth.draw import Style, add_habits, draw_game, random_style
 from models.synth.game import Game, simulate_game
 from models.synth.template import Printing, render_template
 from models.synth.truth import written_numbers
+from scoring.board import Map
 
 
 @dataclass
@@ -26,19 +27,48 @@ class FlatSheet:
     written: dict
 
 
+def stopped_game(game: Game, played: int) -> Game:
+    """``game`` as its sheet looks after ``played`` seasons (0: a blank, unplayed sheet).
+
+    Later seasons' grids and coins repeat the last played season's (or the empty map's).
+    """
+    if not 0 <= played <= len(game.season_grids):
+        raise ValueError(f"played must be 0..{len(game.season_grids)}, got {played}")
+    if played == len(game.season_grids):
+        return game
+    last = game.season_grids[played - 1] if played else Map.empty(game.layout).grid
+    coins = game.season_coins[played - 1] if played else 0
+    later = len(game.season_grids) - played
+    return replace(
+        game,
+        placements=tuple(p for p in game.placements if p.season < played),
+        season_grids=game.season_grids[:played] + (tuple(last),) * later,
+        season_coins=game.season_coins[:played] + (coins,) * later,
+    )
+
+
 def render_sheet(
-    rng: np.random.Generator, ppc: float, side: str | None = None, style: str | None = None
+    rng: np.random.Generator,
+    ppc: float,
+    side: str | None = None,
+    style: str | None = None,
+    played: int = 4,
 ) -> FlatSheet:
     """Simulate a game and draw it on a fresh printing at ``ppc`` pixels per cell.
 
     The drawing and the ruins icons' look use their own generator (seeded by one draw
     from ``rng``), so changing how players draw leaves the game and the camera of a
-    seed as they were.
+    seed as they were. ``played`` below 4 draws the sheet as it stood after that many
+    seasons (0: blank), with only those seasons' numbers written; ``rng`` still plays the
+    whole game, so the printing and camera stay the seed's.
     """
     side = side or ("A" if rng.random() < 0.5 else "B")
-    game = simulate_game(rng, side)
+    game = stopped_game(simulate_game(rng, side), played)
     st = random_style(rng, style)
     written = written_numbers(game)
+    if played < len(game.season_grids):
+        seasons = written["seasons"][:played]
+        written = {"seasons": seasons, "total": sum(x["total"] for x in seasons)} if played else {}
     art = np.random.default_rng(int(rng.integers(2**63)))
     bgr, alpha, cv, pr = render_template(side, ppc, rng, ruins_rng=art)
     st = add_habits(st, art)

@@ -43,8 +43,11 @@ def residual_homography(rng: np.random.Generator, level: float) -> np.ndarray:
     return to_view @ back_c @ persp @ shift_c @ m
 
 
-def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
+def make_view(seed: int, difficulty: str = "normal", played: int = 4) -> tuple[np.ndarray, dict]:
     """The canonical rectified view (``scanner.geometry.canonical_size()``) and its truth.
+
+    ``played``: seasons drawn (4, a finished game, by default; 0 a blank sheet); see
+    :func:`models.synth.sheet.render_sheet`.
 
     Truth coordinates (``grid_corners``, ``lattice``) are in view pixels, in the
     convention of ``scanner.geometry.to_canonical_px`` (a perfectly aligned view would
@@ -58,7 +61,7 @@ def make_view(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
     curl = random_curl(rng, rng.uniform(0, 0.05 * level))
     soft = rng.uniform(0.55, 1.25) if difficulty != "clean" else rng.uniform(0.9, 1.3)
     ppc = g.CANON_PX_PER_CELL * soft
-    sheet = render_sheet(rng, ppc)
+    sheet = render_sheet(rng, ppc, played=played)
     bg = scene.table(rng, (w, h))
     img, alpha = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, hom, curl, bg)
     hard = difficulty == "hard"
