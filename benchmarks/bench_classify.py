@@ -4,7 +4,8 @@
 
 Prints per-sheet times (median and 90th percentile) for the whole
 ``classify_cells`` call and its parts: input normalisation (shrink, white balance,
-tensor) and the single onnxruntime run. The target is <= 15 ms per sheet on one core.
+tensor), the single onnxruntime run and the sheet-consistency step. The target is
+<= 15 ms per sheet on one core.
 Session creation is timed once, apart (it happens once per process).
 """
 
@@ -48,7 +49,7 @@ def main() -> None:
     sess = classify._session(classify.MODEL_PATH, args.threads)
     print(f"session creation: {(time.perf_counter() - t0) * 1000:.1f} ms")
 
-    whole, prep, run = [], [], []
+    whole, prep, run, consist = [], [], [], []
     for _ in range(args.repeat):
         for crops, layout in sheets:
             t0 = time.perf_counter()
@@ -57,8 +58,12 @@ def main() -> None:
             t0 = time.perf_counter()
             feed = model_inputs(crops, layout)
             t1 = time.perf_counter()
-            sess.run(None, feed)
+            logits, features = sess.run(None, feed)
             t2 = time.perf_counter()
+            probs = classify.apply_layout_prior(classify._softmax(logits.astype(float)), layout)
+            t3 = time.perf_counter()
+            classify.sheet_consistency(probs, features.astype(float), layout)
+            consist.append(time.perf_counter() - t3)
             prep.append(t1 - t0)
             run.append(t2 - t1)
     n = len(whole)
@@ -67,6 +72,7 @@ def main() -> None:
     print(f"  classify_cells      {_ms(whole)}")
     print(f"  normalise inputs    {_ms(prep)}")
     print(f"  onnxruntime run     {_ms(run)}")
+    print(f"  sheet consistency   {_ms(consist)}")
     print(f"  per cell            {np.median(whole) * 1000 / 121:.3f} ms")
     print(f"  target 15 ms: ratio {np.median(whole) * 1000 / 15:.2f}")
 
