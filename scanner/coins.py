@@ -100,7 +100,7 @@ def coin_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
     level = _track_light(grey, centres)[:, None, None]
     half = int(np.ceil(1.3 * radius))
     top, bottom = _track_rows()
-    blurred = grey.copy()
+    blurred = np.zeros(grey.shape, np.float32)  # only the track rows are read
     blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
     big = half + _SHIFT
     patches = _patches(blurred, centres, big) / level

@@ -154,7 +154,39 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
         points = refine_locally(pyramid, m.homography, points)
     if _smooth_bend(m.homography, points) < FLAT_PAPER:
         points = model_lattice(m.homography)  # flat paper: local measurements add only noise
+    else:
+        points = _limit_local(m.homography, points)
     return replace(fit, lattice=points)
+
+
+LOCAL_SLACK = 0.04  # cells: how far a node may leave the paper's smooth bend
+
+
+def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
+    """Keep every node within ``LOCAL_SLACK`` of the paper's smooth bend.
+
+    Paper bends smoothly, so the nodes' displacements from the homography's grid
+    are fitted by a cubic surface (robustly: Huber weights); a node may differ
+    from it only a little. Several neighbouring nodes pulled the same way by
+    dense hatching, which pass the neighbour tests, stay near the surface.
+    """
+    cell = cell_size_px(h)
+    model = model_lattice(h)
+    d = ((lattice - model) / cell).reshape(-1, 2)
+    t = np.linspace(-1.0, 1.0, N + 1)
+    u, v = (a.ravel() for a in np.meshgrid(t, t))
+    basis = np.stack([u**i * v**j for i in range(4) for j in range(4 - i)], -1)
+    w = np.ones(len(d))
+    for _ in range(4):
+        coef, *_ = np.linalg.lstsq(basis * w[:, None], d * w[:, None], rcond=None)
+        res = np.linalg.norm(basis @ coef - d, axis=1)
+        scale = 2.5 * max(0.02, 1.4826 * float(np.median(res)))
+        w = 1 / np.sqrt(np.maximum(1.0, (res / scale) ** 2))
+    smooth = basis @ coef
+    off = d - smooth
+    norm = np.linalg.norm(off, axis=1, keepdims=True)
+    off *= np.minimum(1.0, LOCAL_SLACK / np.maximum(norm, 1e-9))
+    return model + ((smooth + off) * cell).reshape(N + 1, N + 1, 2)
 
 
 FLAT_PAPER = 0.035  # cells: below this smooth bend the homography alone gives the lattice

@@ -14,6 +14,7 @@ from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import _row_fit, locate_coins, read_coin_track, split_marks
 from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import (
+    _limit_local,
     _reject_unlike_neighbours,
     _smooth_along_lines,
     _smooth_bend,
@@ -286,3 +287,20 @@ def test_coin_pitch_is_not_guessed_from_a_few_unmarked_coins():
     xs = truth[index] + [1.0, 0.5, 0.0, -0.5, -1.0]  # as if 1 % tighter than printed
     line = _row_fit(index, xs, pitch)
     assert abs(np.polyval(line, 0) - truth[0]) < 1.0
+
+
+def test_a_patch_pulled_by_hatching_stays_near_the_paper_bend():
+    """Bent paper (the right edge lifts 0.3 cell) and four neighbouring nodes pulled
+    0.15 cell the same way by dense hatching: the bend is kept, the patch is held
+    within a twentieth of a cell of it."""
+    h = quad_homography(np.array([[100, 80], [500, 100], [520, 480], [90, 470]], float))
+    cell = 37.0
+    bent = _model(h)
+    u = np.linspace(0, 1, N + 1)
+    bent[..., 1] += 0.3 * cell * u[None, :] ** 2
+    pulled = bent.copy()
+    pulled[5:7, 2:4, 1] -= 0.15 * cell
+    out = _limit_local(h, pulled)
+    off = np.linalg.norm(out - bent, axis=-1) / cell
+    assert off[5:7, 2:4].max() < 0.05
+    assert np.delete(np.delete(off, [5, 6], 0), [2, 3], 1).max() < 0.02
