@@ -33,6 +33,7 @@ _PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printe
 _PITCH_SPAN = 8  # coins: the pitch is refitted only through coins spanning this many
 _NO_SPLIT_SEEN = 0.3  # confidence when the coins in the photo are all alike
 _SHIFT = 3  # view pixels: how far a disc may be off its located centre
+_CLEAR_OF_GROUPS = 0.1  # a coin this near (share of the step) its group's median is clear
 
 
 @dataclass(frozen=True)
@@ -337,6 +338,12 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
         if marks.min() < min_contrast:
             return 0, float(np.clip(1.0 - marks.min() / min_contrast, 0.0, 1.0))
         return n, float(np.clip(marks.min() / (2 * min_contrast), 0.0, 1.0))
-    # How cleanly the two groups separate: the gap between them over the step.
+    # How cleanly the two groups separate: the gap between them over the step, and
+    # whether some coin sits halfway between the groups' medians (a faint mark, or
+    # glare fading the last ones): then the count is uncertain.
     gap = marks[:n].min() - right.max()
-    return n, float(np.clip(0.5 + gap / step, 0.0, 1.0))
+    low, high = np.median(right), np.median(marks[:n])
+    place = (marks - low) / max(high - low, 1e-9)
+    between = float(np.max(np.minimum(place, 1 - place)))
+    confidence = min(0.5 + gap / step, 1 - (between - _CLEAR_OF_GROUPS) / 0.5)
+    return n, float(np.clip(confidence, 0.0, 1.0))

@@ -304,3 +304,14 @@ def test_a_patch_pulled_by_hatching_stays_near_the_paper_bend():
     off = np.linalg.norm(out - bent, axis=-1) / cell
     assert off[5:7, 2:4].max() < 0.05
     assert np.delete(np.delete(off, [5, 6], 0), [2, 3], 1).max() < 0.02
+
+
+def test_marks_fading_between_the_groups_leave_the_coin_count_uncertain():
+    """Ten coins crossed, the last three faintly (a lighter pencil, or glare along
+    the track): whichever count is read, it is flagged; a clean split is not."""
+    faded = np.array([0.1, 0.11, 0.09, 0.1, 0.08, 0.09, 0.1, 0.045, 0.04, 0.05] + [0.0] * 4)
+    count, confidence = split_marks(faded)
+    assert confidence < 0.5
+    clean = np.array([0.1, 0.11, 0.09, 0.1, 0.08, 0.09, 0.1, 0.08, 0.09, 0.1] + [0.0] * 4)
+    count, confidence = split_marks(clean)
+    assert count == 10 and confidence > 0.8
