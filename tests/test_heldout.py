@@ -87,3 +87,22 @@ def _exif_of(seed: int) -> int:
 
     # the EXIF tag is the last draw before the JPEG quality; find it without rendering
     return render.exif_tag(seed, "normal")
+
+
+def test_the_frame_is_drawn_centred_on_the_grid_edge():
+    """As on the printed sheet, the frame's inner line runs along the grid's edge
+    (its centre where the truth lattice puts the edge), like the dashed lines."""
+    from benchmarks.heldout.render import play, render_sheet
+
+    rng = np.random.default_rng(5)
+    sheet = render_sheet(rng, play(rng, "A", 1), 80.0, False)
+    ink = 255 - sheet.image[..., :3].astype(float).mean(-1)
+    lattice = sheet.lattice - 0.5  # drawn coordinates -> pixel centres
+    cell = (lattice[0, -1, 0] - lattice[0, 0, 0]) / 11
+    edge = lattice[0, 0, 1]
+    rows = np.arange(int(edge - 0.1 * cell), int(edge + 0.1 * cell) + 1)
+    cols = slice(int(lattice[0, 5, 0] + 0.2 * cell), int(lattice[0, 6, 0] - 0.2 * cell))
+    profile = ink[rows, cols].mean(axis=1)
+    weight = np.clip(profile - 0.5 * profile.max(), 0, None)
+    centre = (weight * rows).sum() / weight.sum()
+    assert abs(centre - edge) < 0.01 * cell

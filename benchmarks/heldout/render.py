@@ -257,11 +257,11 @@ def _print_template(pr: _Printer, rng, side: str, map_lines, ppc_page: float) ->
             t += dash + gap
     # frame: thick outer line, thin inner line, hatched blocks between
     fw = geo.FRAME_WIDTH
-    pr.poly([(0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE)], outline=ink, width=0.035)
+    # Drawn as closed lines, centred on the grid's edge as printed (a PIL polygon's
+    # outline would lie inside the shape, moving the frame half its width inwards).
+    pr.line([(0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE), (0, 0)], ink, 0.035)
     o = fw
-    pr.poly(
-        [(-o, -o), (SIZE + o, -o), (SIZE + o, SIZE + o), (-o, SIZE + o)], outline=ink, width=0.06
-    )
+    pr.line([(-o, -o), (SIZE + o, -o), (SIZE + o, SIZE + o), (-o, SIZE + o), (-o, -o)], ink, 0.06)
     for k in range(6):
         s0 = 0.3 + k * 2.0
         for edge in range(4):
