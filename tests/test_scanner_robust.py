@@ -5,6 +5,8 @@ used, the printed coin pitch from scanner.geometry, and lines bent or displaced
 on purpose.
 """
 
+import warnings
+
 import cv2
 import numpy as np
 from sheet_fixture import draw_sheet, photograph
@@ -315,3 +317,18 @@ def test_marks_fading_between_the_groups_leave_the_coin_count_uncertain():
     clean = np.array([0.1, 0.11, 0.09, 0.1, 0.08, 0.09, 0.1, 0.08, 0.09, 0.1] + [0.0] * 4)
     count, confidence = split_marks(clean)
     assert count == 10 and confidence > 0.8
+
+
+def test_row_medians_over_the_used_pieces_match_nanmedian():
+    """The line-course fit's typical offset: the median of each row's used pieces."""
+    from scanner.lattice import _median_where
+
+    rng = np.random.default_rng(3)
+    values = rng.random((12, 11))
+    use = rng.random((12, 11)) < 0.6
+    use[0] = False  # a line with no piece left
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN row
+        expected = np.nanmedian(np.where(use, values, np.nan), axis=1)
+    got = _median_where(values, use)
+    assert np.isnan(got[0]) and np.array_equal(got[1:], expected[1:])
