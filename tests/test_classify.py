@@ -168,3 +168,23 @@ def test_a_missing_model_is_a_typed_error(tmp_path: Path):
     crops, truth = _rendered(SEEDS[0])
     with pytest.raises(classify.ModelNotFound):
         classify.classify_cells(crops, LAYOUTS[truth["side"]], model=tmp_path / "none.onnx")
+
+
+def test_blank_and_part_played_training_sheets():
+    from models import train
+    from models.synth import make_view
+
+    blank_seed = train.SPARSE_SEED + 4  # played_for: 0 seasons
+    assert train.played_for(blank_seed) == 0 and train.played_for(blank_seed + 1) == 1
+    blank = train.render_sheet(blank_seed, "normal", source="sparse")
+    printed = np.array(
+        [LAYOUTS[blank["side"]].printed(divmod(i, SIZE)) is not None for i in range(SIZE * SIZE)]
+    )
+    assert (blank["labels"][~printed] == CLASSES.index(".")).all()
+    assert blank["ruins"].sum() == 6  # the empty ruins spaces are there to learn from
+    # One season played: some terrain, fewer drawn cells than the whole game of that seed.
+    _, one = make_view(blank_seed + 1, "normal", played=1)
+    _, full = make_view(blank_seed + 1, "normal")
+    drawn = [sum(ch in "TVFWM" for ch in "".join(t["grid"])) for t in (one, full)]
+    assert 0 < drawn[0] < drawn[1]
+    assert one["side"] == full["side"]
