@@ -173,9 +173,7 @@ def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     cell = cell_size_px(h)
     model = model_lattice(h)
     d = ((lattice - model) / cell).reshape(-1, 2)
-    t = np.linspace(-1.0, 1.0, N + 1)
-    u, v = (a.ravel() for a in np.meshgrid(t, t))
-    basis = np.stack([u**i * v**j for i in range(4) for j in range(4 - i)], -1)
+    basis = _surface_basis(3)
     w = np.ones(len(d))
     for _ in range(4):
         coef, *_ = np.linalg.lstsq(basis * w[:, None], d * w[:, None], rcond=None)
@@ -208,15 +206,22 @@ def _smooth_bend(h: np.ndarray, lattice: np.ndarray) -> float:
     """
     cell = cell_size_px(h)
     d = ((lattice - model_lattice(h)) / cell).reshape(-1, 2)
-    t = np.linspace(-1.0, 1.0, N + 1)
-    u, v = (a.ravel() for a in np.meshgrid(t, t))
-    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], -1)
+    basis = _surface_basis(2)
     keep = np.ones(len(d), bool)
     for _ in range(3):
         coef, *_ = np.linalg.lstsq(basis[keep], d[keep], rcond=None)
         residual = np.linalg.norm(basis @ coef - d, axis=1)
         keep = residual < max(0.05, 2.5 * float(np.median(residual)))
     return float(np.abs(basis @ coef).max())
+
+
+def _surface_basis(degree: int) -> np.ndarray:
+    """Monomials up to ``degree`` (1, u, v, u^2, uv, v^2, ...) at the 12 x 12 nodes,
+    with u and v running -1..1 across the grid: (144, terms)."""
+    t = np.linspace(-1.0, 1.0, N + 1)
+    u, v = (a.ravel() for a in np.meshgrid(t, t))
+    terms = [u**i * v ** (k - i) for k in range(degree + 1) for i in range(k, -1, -1)]
+    return np.stack(terms, -1)
 
 
 @dataclass(frozen=True)
