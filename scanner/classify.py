@@ -182,11 +182,13 @@ def sheet_consistency(
 
     Per class, the prototype is the mean direction of the features of the unprinted
     cells read as that class with at least ``min_prob`` (if there are
-    ``PROTOTYPE_MIN_CELLS`` of them). A cell whose top probability is below ``below``
-    gets ``p_k * exp(weight * (s_k - max_j s_j))``, renormalised, with ``s_k`` the cosine
-    similarity of its features to class ``k``'s prototype; classes without a prototype
-    keep their probability's weight (``s_k`` counts as the best). Printed terrain is
-    never re-scored (its probability is 1) and the layout prior is applied again.
+    ``PROTOTYPE_MIN_CELLS`` of them). Ruins spaces make no prototypes: their printed
+    icon makes them look alike whatever is drawn on them. A cell whose top probability
+    is below ``below`` gets ``p_k * exp(weight * (s_k - max_j s_j))``, renormalised,
+    with ``s_k`` the cosine similarity of its features to class ``k``'s prototype;
+    classes without a prototype keep their probability's weight (``s_k`` counts as the
+    best). Printed terrain is never re-scored (its probability is 1) and the layout
+    prior is applied again.
 
     Parameters
     ----------
@@ -196,7 +198,7 @@ def sheet_consistency(
     """
     unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
     top = probs.argmax(axis=1)
-    sure = (probs.max(axis=1) >= min_prob) & (_printed_table(layout) < 0)
+    sure = (probs.max(axis=1) >= min_prob) & (_printed_table(layout) < 0) & ~_ruins_mask(layout)
     sims = np.zeros_like(probs)
     have = np.zeros(probs.shape[1], bool)
     for k in range(probs.shape[1]):
@@ -214,6 +216,16 @@ def sheet_consistency(
     out = probs.copy()
     out[doubtful] = _softmax(logp)
     return apply_layout_prior(out, layout)
+
+
+@lru_cache(maxsize=16)
+def _ruins_mask(layout: Layout) -> np.ndarray:
+    """(121,) True on the layout's ruins spaces."""
+    mask = np.zeros(SIZE * SIZE, bool)
+    for r, c in layout.ruins:
+        mask[r * SIZE + c] = True
+    mask.flags.writeable = False
+    return mask
 
 
 @lru_cache(maxsize=16)

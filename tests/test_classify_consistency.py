@@ -130,3 +130,24 @@ def test_the_features_output_can_be_added_to_an_older_export(tmp_path: Path):
     assert add_features_output(old) is False
     names = [o.name for o in ort.InferenceSession(str(old)).get_outputs()]
     assert names == ["logits", FEATURES_OUTPUT]
+
+
+def test_ruins_spaces_make_no_prototypes():
+    """The printed ruins icon makes every ruins space look alike: sure readings there must
+    not pull another ruins space towards their class."""
+    rng = np.random.default_rng(4)
+    probs, feats = _sheet(rng)
+    ruins = [r * SIZE + c for r, c in SIDE_A.ruins]
+    tree = CLASSES.index("T")
+    for i in ruins[:-1]:  # five ruins spaces read as sure trees, all alike
+        probs[i] = 0.0
+        probs[i, tree], probs[i, EMPTY] = 0.99, 0.01
+        feats[i] = 0.0
+        feats[i, 3] = 1.0
+    last = ruins[-1]  # the sixth: a close call, empty favoured, looking like the others
+    probs[last] = 0.0
+    probs[last, EMPTY], probs[last, tree] = 0.6, 0.4
+    feats[last] = 0.0
+    feats[last, 3] = 1.0
+    out = sheet_consistency(apply_layout_prior(probs, SIDE_A), feats, SIDE_A)
+    assert out[last].argmax() == EMPTY
