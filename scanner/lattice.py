@@ -108,8 +108,8 @@ def coarse_fit(pyramid: Pyramid, quad: np.ndarray) -> tuple[np.ndarray, float] |
     if h is None:
         return None
     score = 0.0
-    for second in (False, True):
-        result = _comb_correct(pyramid, h, near_only=second)
+    for _ in range(2):
+        result = _comb_correct(pyramid, h)
         if result is None:
             return None
         h, score = result
@@ -250,13 +250,8 @@ def _line_response(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarra
     return vertical.astype(np.float32), horizontal.astype(np.float32)
 
 
-def _comb_correct(
-    pyramid: Pyramid, h: np.ndarray, near_only: bool = False
-) -> tuple[np.ndarray, float] | None:
-    """Correct offset and pitch along both axes by matching a comb of 12 lines.
-
-    ``near_only``: only small corrections (a second pass refining the first).
-    """
+def _comb_correct(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Correct offset and pitch along both axes by matching a comb of 12 lines."""
     px, margin = 12.0, 2.5
     size = int(round((N + 2 * margin) * px))
     cell = cell_size_px(h)
@@ -267,28 +262,19 @@ def _comb_correct(
     inside = slice(int(margin * px), int((margin + N) * px))
     prof_x = vertical[inside].mean(axis=0)
     prof_y = horizontal[:, inside].mean(axis=1)
-    ox, sx, score_x = _comb_search(prof_x, px, margin, near_only)
-    oy, sy, score_y = _comb_search(prof_y, px, margin, near_only)
+    ox, sx, score_x = _comb_search(prof_x, px, margin)
+    oy, sy, score_y = _comb_search(prof_y, px, margin)
     return h @ np.array([[sx, 0, ox], [0, sy, oy], [0, 0, 1.0]]), min(score_x, score_y)
 
 
-def _comb_search(
-    profile: np.ndarray, px: float, margin: float, near_only: bool = False
-) -> tuple[float, float, float]:
+def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, float, float]:
     """Best (offset, pitch) in cell units so that lines sit at offset + k * pitch.
 
     The 10 interior teeth must land on (dashed) lines, and both end teeth on the
-    frame: a solid line with a second one ``FRAME_WIDTH`` further out. With
-    ``near_only`` the comb moves at most ``NEAR_PITCH`` in pitch and
-    ``NEAR_OFFSET`` cell: where the printed lines are faint, a comb stretched over
-    the frame's outer line and the labels can outscore the right one.
+    frame: a solid line with a second one ``FRAME_WIDTH`` further out.
     """
-    pitches = np.linspace(0.84, 1.19, 29)
-    offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)
-    if near_only:
-        pitches = pitches[np.abs(pitches - 1) <= NEAR_PITCH + 1e-9]
-        offsets = offsets[np.abs(offsets) <= NEAR_OFFSET + 1e-9]
-    pitches, offsets = pitches[:, None, None], offsets[None, :, None]
+    pitches = np.linspace(0.84, 1.19, 29)[:, None, None]
+    offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)[None, :, None]
     k = np.arange(N + 1)[None, None, :]
     pos = offsets + pitches * k  # cells
     mid = offsets + pitches * (k[..., :-1] + 0.5)
@@ -311,10 +297,6 @@ def _comb_search(
     score = lines + frame
     i, j = np.unravel_index(int(np.argmax(score)), score.shape)
     return float(offsets[0, j, 0]), float(pitches[i, 0, 0]), float(score[i, j])
-
-
-NEAR_PITCH = 0.04  # the second comb pass changes the pitch by at most this share ...
-NEAR_OFFSET = 0.25  # ... and the offset by at most this many cells
 
 
 CHUNKS = 4  # each interior line is measured in this many pieces along its length

@@ -332,27 +332,3 @@ def test_row_medians_over_the_used_pieces_match_nanmedian():
         expected = np.nanmedian(np.where(use, values, np.nan), axis=1)
     got = _median_where(values, use)
     assert np.isnan(got[0]) and np.array_equal(got[1:], expected[1:])
-
-
-def test_the_second_comb_pass_does_not_jump_to_a_stretched_comb():
-    """Faint printed lines, a firm double frame, and stronger double strokes just
-    outside it (labels, the header): a comb stretched over those outscores the
-    right one in a full search; the refining pass keeps to small corrections."""
-    from scanner.lattice import FRAME_WIDTH, _comb_search
-
-    px, margin = 12.0, 2.5
-    profile = np.zeros(int((N + 2 * margin) * px))
-
-    def line(at: float, height: float) -> None:
-        profile[int(round((at + margin) * px))] += height
-
-    for k in range(1, N):
-        line(k, 1.0)
-    for at in (0, -FRAME_WIDTH, N, N + FRAME_WIDTH):
-        line(at, 1.0)
-    for at in (-0.8, -0.8 - FRAME_WIDTH, N + 1.0, N + 1.0 + FRAME_WIDTH):
-        line(at, 8.0)
-    offset, pitch, _ = _comb_search(profile, px, margin)
-    assert pitch > 1.1  # the stretched comb wins a full search ...
-    offset, pitch, _ = _comb_search(profile, px, margin, near_only=True)
-    assert abs(pitch - 1) < 0.02 and abs(offset) < 0.05  # ... not the refining pass
