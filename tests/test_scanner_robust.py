@@ -332,3 +332,15 @@ def test_row_medians_over_the_used_pieces_match_nanmedian():
         expected = np.nanmedian(np.where(use, values, np.nan), axis=1)
     got = _median_where(values, use)
     assert np.isnan(got[0]) and np.array_equal(got[1:], expected[1:])
+
+
+def test_the_coin_reading_median_is_numpys():
+    """The short-array median used by the coin split gives np.median's very number."""
+    from scanner.coins import _median
+
+    rng = np.random.default_rng(4)
+    for n in range(1, 20):
+        for dtype in (np.float64, np.float32):
+            values = rng.random(n).astype(dtype)
+            assert _median(values) == np.median(values)
+            assert np.asarray(_median(values)).dtype == dtype
