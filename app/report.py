@@ -182,14 +182,16 @@ def solo_line(game: GameResult, lang: str) -> str:
     return f"{head}: {title}"
 
 
+def review_heading(sheet: Sheet) -> str:
+    """The line above the review table (printed on its own: a table title would
+    wrap to the narrow table's width)."""
+    n = len(sheet.review)
+    return f"Check by hand: {n} cell{'s' if n != 1 else ''} (red on --overlay)"
+
+
 def review_table(sheet: Sheet) -> Table:
     """The cells to check by hand, with the classifier's top three candidates."""
-    n = len(sheet.review)
-    table = Table(
-        title=f"Check by hand: {n} cell{'s' if n != 1 else ''} (red on --overlay)",
-        title_justify="left",
-        title_style="yellow",
-    )
+    table = Table()
     table.add_column("Space")
     table.add_column("Why")
     table.add_column("Candidates")
@@ -230,6 +232,7 @@ def render_sheet(
     for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")
     if sheet.review:
+        console.print(review_heading(sheet), style="yellow")
         console.print(review_table(sheet))
     console.print(coins_line(sheet, game))
     console.print(_cards_table(game, lang))

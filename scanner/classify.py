@@ -27,7 +27,7 @@ MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.onnx"
 REVIEW_MIN_PROB = 0.99
 #: ... or when the runner-up is within this much of it.
 REVIEW_MIN_MARGIN = 0.5
-#: Candidates listed in a review: classes with at least this probability.
+#: Candidates listed in a review: the top two, and any other class with at least this probability.
 CANDIDATE_MIN_PROB = 0.02
 #: Sheet consistency: cells read with at least this probability make the sheet's prototypes ...
 PROTOTYPE_MIN_PROB = 0.7
@@ -259,10 +259,12 @@ def review_cells(
             reason = "low confidence"
         else:
             reason = "close call"
+        # The runner-up is always listed, however unlikely: a cell to check by
+        # hand should say what else it may be.
         candidates = {
             CLASSES[k]: round(float(probs[i, k]), 3)
-            for k in order[i]
-            if probs[i, k] >= CANDIDATE_MIN_PROB
+            for rank, k in enumerate(order[i])
+            if rank < 2 or probs[i, k] >= CANDIDATE_MIN_PROB
         }
         out.append(Review(space_name(space), reason, candidates))
     return tuple(out)

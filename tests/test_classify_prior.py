@@ -57,3 +57,14 @@ def test_low_and_close_cells_are_reviewed_with_their_candidates():
     assert reviews["C4"].candidates == {"T": 0.55, "V": 0.45}
     assert reviews["K11"].reason == "close call"
     assert list(reviews["K11"].candidates) == ["F", "V"]
+
+
+def test_a_reviewed_cell_always_names_its_runner_up():
+    """A cell flagged at 0.98 still says what else it may be, however unlikely."""
+    probs = apply_layout_prior(_confident("."), SIDE_A)
+    cell = _index("C4")
+    probs[cell] = 0
+    probs[cell, CLASSES.index("W")], probs[cell, CLASSES.index("F")] = 0.985, 0.015
+    (review,) = review_cells(probs, SIDE_A, min_prob=0.99, min_margin=0.5)
+    assert list(review.candidates) == ["W", "F"]
+    assert review.candidates["F"] == 0.015
