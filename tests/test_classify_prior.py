@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from scanner.classify import apply_layout_prior, review_cells
+from scanner.classify import apply_layout_prior, looks_blank, review_cells
 from scanner.normalize import CLASSES
 from scoring.layouts import SIDE_A, SIDE_B, parse_space
 
@@ -68,3 +68,21 @@ def test_a_reviewed_cell_always_names_its_runner_up():
     (review,) = review_cells(probs, SIDE_A, min_prob=0.99, min_margin=0.5)
     assert list(review.candidates) == ["W", "F"]
     assert review.candidates["F"] == 0.015
+
+
+def _doubtful(probs: np.ndarray, names: list[str], symbol: str, p: float) -> np.ndarray:
+    for name in names:
+        probs[_index(name)] = (1 - p) / (len(CLASSES) - 1)
+        probs[_index(name), CLASSES.index(symbol)] = p
+    return probs
+
+
+def test_a_few_doubtful_marks_on_an_empty_sheet_make_it_blank():
+    """An unplayed sheet: a few cells (ruins icons) read as terrain, none surely.
+    A sheet after one season shows 18+ drawn cells, read surely."""
+    empty = apply_layout_prior(_confident("."), SIDE_A)
+    ruins = ["B6", "C2", "C10", "I2", "I10", "J6"]  # side A's ruins, read as forest
+    assert looks_blank(_doubtful(empty.copy(), ruins, "T", 0.6), SIDE_A)
+    assert not looks_blank(_doubtful(empty.copy(), ["D5"], "T", 0.99), SIDE_A)
+    season = [f"{r}{c}" for r in "DEFG" for c in range(1, 6)]  # 20 cells drawn
+    assert not looks_blank(_doubtful(empty.copy(), season, "F", 0.8), SIDE_A)
