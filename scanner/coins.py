@@ -341,7 +341,7 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     threshold = min(min_contrast, 6 * noise)
     if step < threshold:
         # Nothing marked: sure when even the best split is far below the threshold.
-        return 0, float(np.clip(1.0 - step / (2 * threshold), 0.0, 1.0))
+        return 0, float(np.clip(1.0 - step / threshold, 0.0, 1.0))
     if not right.size:
         # Every coin marked: each must stand out on its own, or light falling
         # unevenly along an unmarked track would read as a full one.

@@ -344,3 +344,14 @@ def test_the_coin_reading_median_is_numpys():
             values = rng.random(n).astype(dtype)
             assert _median(values) == np.median(values)
             assert np.asarray(_median(values)).dtype == dtype
+
+
+def test_no_coin_read_where_faint_marks_nearly_split_is_uncertain():
+    """Six faintly marked coins whose split falls just short of the contrast the
+    count needs: read as none, but not surely (a finished game rarely has none)."""
+    unmarked = [0.0, 0.004, 0.001, 0.005, 0.0, 0.003, 0.002, 0.004]
+    faint = np.array([0.011, 0.012, 0.010, 0.011, 0.012, 0.010] + unmarked)
+    count, confidence = split_marks(faint)
+    assert count == 0 and confidence < 0.5
+    count, confidence = split_marks(np.full(14, 0.001))
+    assert count == 0 and confidence > 0.9
