@@ -10,10 +10,12 @@ parameters): the stride-2 first layer and the 24 x 24 stage dominate the cost.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
-from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, INPUT_PX, RUINS_INPUT
+from scanner.normalize import CLASSES, IMAGE_INPUT, INPUT_PX, RUINS_INPUT
 
 #: (out channels, stride) per 3x3 conv, "P" for a 2x2 max-pool.
 LAYERS: tuple = ((16, 2), (32, 1), "P", (48, 1), "P", (96, 1), "P", (128, 1))
@@ -47,7 +49,7 @@ class CellNet(nn.Module):
         self.head = nn.Linear(channels, n_classes)
 
     def embed(self, image: torch.Tensor, ruins: torch.Tensor) -> torch.Tensor:
-        """The pooled feature vector the head reads (exported as :data:`FEATURES_OUTPUT`)."""
+        """The pooled feature vector the head reads (exported as the features output)."""
         h = self.features(image).mean(dim=(2, 3))
         # The ruins flag shifts the pooled features (learned), then a linear read-out.
         return torch.relu(h + self.ruins_embed(ruins))
@@ -56,39 +58,27 @@ class CellNet(nn.Module):
         return self.head(self.dropout(self.embed(image, ruins)))
 
 
-class _WithFeatures(nn.Module):
-    """Export wrapper: logits and the pooled features, for the sheet-consistency step."""
-
-    def __init__(self, model: CellNet) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, image: torch.Tensor, ruins: torch.Tensor):
-        h = self.model.embed(image, ruins)
-        return self.model.head(h), h
-
-
 def export_onnx(model: CellNet, path: str, opset: int = 17) -> None:
     """Write ``model`` as ONNX (one file, dynamic batch, inputs ``image`` and ``ruins``).
 
-    Outputs ``logits`` and :data:`FEATURES_OUTPUT` (the pooled vector the head reads).
+    Outputs ``logits`` and ``scanner.normalize.FEATURES_OUTPUT`` (the pooled vector the
+    head reads, added by :func:`models.onnx_outputs.add_features_output`, so that a
+    fresh export and an older one given the output have the same graph).
     """
-    model.eval()
+    from models.onnx_outputs import add_features_output
+
+    model.eval()  # no dropout in the exported graph
     image = torch.zeros(2, 3, INPUT_PX, INPUT_PX)
     ruins = torch.zeros(2, 1)
     torch.onnx.export(
-        _WithFeatures(model).eval(),
+        model,
         (image, ruins),
         path,
         dynamo=False,
         opset_version=opset,
         input_names=[IMAGE_INPUT, RUINS_INPUT],
-        output_names=["logits", FEATURES_OUTPUT],
-        dynamic_axes={
-            IMAGE_INPUT: {0: "cells"},
-            RUINS_INPUT: {0: "cells"},
-            "logits": {0: "cells"},
-            FEATURES_OUTPUT: {0: "cells"},
-        },
+        output_names=["logits"],
+        dynamic_axes={IMAGE_INPUT: {0: "cells"}, RUINS_INPUT: {0: "cells"}, "logits": {0: "cells"}},
         do_constant_folding=True,
     )
+    add_features_output(Path(path))
