@@ -5,8 +5,10 @@ count. The printed layout is a hard prior: printed mountains and wasteland are r
 as such whatever the model says, and a cell without them can never be ``^`` or ``#``.
 One player draws one sheet, so their forests look alike: :func:`sheet_consistency`
 re-scores the doubtful cells by how much the model's own features resemble the cells
-read confidently on the same sheet. Cells whose top probability is then still low, or
-whose top two classes are close, are listed for review with their candidates.
+read confidently on the same sheet. Cells still doubtful after that get a second look:
+the model reads them again mirrored, and the two readings are averaged. Cells whose top
+probability is then still low, or whose top two classes are close, are listed for
+review with their candidates.
 """
 
 from __future__ import annotations
@@ -37,11 +39,14 @@ PROTOTYPE_MIN_CELLS = 2
 RESCORE_BELOW = 0.995
 #: ... by ``exp(CONSISTENCY_WEIGHT * (similarity to the class - best similarity))``.
 CONSISTENCY_WEIGHT = 12.0
+#: Second look: cells read with less than this are read again mirrored (see classify_cells).
+SECOND_LOOK_BELOW = 0.99
 
 _PRINTED = "^#"
 _threads = 1
 _mirror = False
 _consistency = True
+_second_look = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -83,6 +88,12 @@ def set_consistency(on: bool) -> None:
     """Re-score doubtful cells by the sheet's own drawings (on by default; see classify_cells)."""
     global _consistency
     _consistency = bool(on)
+
+
+def set_second_look(on: bool) -> None:
+    """Read doubtful cells again mirrored (on by default; see classify_cells)."""
+    global _second_look
+    _second_look = bool(on)
 
 
 def set_threads(n: int) -> None:
@@ -138,24 +149,43 @@ def _predict(
     mirror: bool | None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Probabilities and, when the model exports them, features ``(121, F)`` (else None)."""
-    sess = _session(Path(model) if model else MODEL_PATH, _threads if threads is None else threads)
-    feed = model_inputs(crops, layout)
-    if _mirror if mirror is None else mirror:
-        image, ruins = feed[IMAGE_INPUT], feed[RUINS_INPUT]
-        feed = {
-            IMAGE_INPUT: np.concatenate([image, image[..., ::-1]]),
-            RUINS_INPUT: np.concatenate([ruins, ruins]),
-        }
-    names = [o.name for o in sess.get_outputs()]
-    wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])
-    outputs = sess.run(wanted, feed)
-    probs = _softmax(outputs[0].astype(np.float64))
-    features = outputs[1].astype(np.float64) if len(outputs) > 1 else None
-    n = SIZE * SIZE
-    if len(probs) > n:
+    return _Reader(crops, layout, model, threads).read(_mirror if mirror is None else mirror)
+
+
+class _Reader:
+    """One sheet's model inputs and session: reads all cells, or some of them mirrored."""
+
+    def __init__(
+        self, crops: np.ndarray, layout: Layout, model: Path | None, threads: int | None
+    ) -> None:
+        self.sess = _session(
+            Path(model) if model else MODEL_PATH, _threads if threads is None else threads
+        )
+        self.feed = model_inputs(crops, layout)
+        names = [o.name for o in self.sess.get_outputs()]
+        self.wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])
+
+    def _run(self, image: np.ndarray, ruins: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        outputs = self.sess.run(self.wanted, {IMAGE_INPUT: image, RUINS_INPUT: ruins})
+        probs = _softmax(outputs[0].astype(np.float64))
+        return probs, outputs[1].astype(np.float64) if len(outputs) > 1 else None
+
+    def read(self, mirror: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """All cells; with ``mirror`` also mirrored left-right, the two averaged."""
+        image, ruins = self.feed[IMAGE_INPUT], self.feed[RUINS_INPUT]
+        if not mirror:
+            return self._run(image, ruins)
+        probs, features = self._run(
+            np.concatenate([image, image[..., ::-1]]), np.concatenate([ruins, ruins])
+        )
+        n = len(image)
         probs = (probs[:n] + probs[n:]) / 2
-        features = None if features is None else (features[:n] + features[n:]) / 2
-    return probs, features
+        return probs, None if features is None else (features[:n] + features[n:]) / 2
+
+    def mirrored(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The given cells (indices) read mirrored left-right."""
+        image = np.ascontiguousarray(self.feed[IMAGE_INPUT][cells][..., ::-1])
+        return self._run(image, self.feed[RUINS_INPUT][cells])
 
 
 def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
@@ -302,6 +332,16 @@ def _all_empty(probs: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
+def _posterior(
+    raw: np.ndarray, features: np.ndarray | None, layout: Layout, consistency: bool
+) -> np.ndarray:
+    """The layout prior, then (with features and ``consistency``) the sheet-consistency step."""
+    probs = apply_layout_prior(raw, layout)
+    if features is not None and consistency:
+        probs = sheet_consistency(probs, features, layout)
+    return probs
+
+
 def classify_cells(
     crops: np.ndarray,
     layout: Layout,
@@ -311,12 +351,18 @@ def classify_cells(
     min_margin: float = REVIEW_MIN_MARGIN,
     mirror: bool | None = None,
     consistency: bool | None = None,
+    second_look: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
     The model's probabilities go through the layout prior and then, when the model
-    exports its features and ``consistency`` is on, :func:`sheet_consistency`. A
-    sheet that :func:`looks_blank` is read as empty.
+    exports its features and ``consistency`` is on, :func:`sheet_consistency`. With
+    ``second_look`` (and without ``mirror``), the cells whose top probability is then
+    below :data:`SECOND_LOOK_BELOW` are read again mirrored left-right (the model was
+    trained on both), their two readings (probabilities and features) averaged, and
+    the prior and consistency step redone: a sixth fewer misread cells on tuning
+    photos for about a tenth of a sheet's model time. A sheet that
+    :func:`looks_blank` is read as empty.
 
     Parameters
     ----------
@@ -329,15 +375,28 @@ def classify_cells(
     mirror : also read the mirrored cells and average; default :func:`set_mirror`'s value.
     consistency : re-score doubtful cells by the sheet's own drawings; default
         :func:`set_consistency`'s value (on).
+    second_look : read doubtful cells again mirrored; default :func:`set_second_look`'s
+        value (on).
 
     Returns
     -------
     CellReading
     """
-    raw, features = _predict(crops, layout, model, threads, mirror)
-    probs = apply_layout_prior(raw, layout)
-    if features is not None and (_consistency if consistency is None else consistency):
-        probs = sheet_consistency(probs, features, layout)
+    reader = _Reader(crops, layout, model, threads)
+    mirror = _mirror if mirror is None else mirror
+    consistency = _consistency if consistency is None else consistency
+    raw, features = reader.read(mirror)
+    probs = _posterior(raw, features, layout, consistency)
+    if not mirror and (_second_look if second_look is None else second_look):
+        doubtful = np.flatnonzero(probs.max(axis=1) < SECOND_LOOK_BELOW)
+        if doubtful.size:
+            again, again_features = reader.mirrored(doubtful)
+            raw = raw.copy()
+            raw[doubtful] = (raw[doubtful] + again) / 2
+            if features is not None and again_features is not None:
+                features = features.copy()
+                features[doubtful] = (features[doubtful] + again_features) / 2
+            probs = _posterior(raw, features, layout, consistency)
     if looks_blank(probs, layout):
         probs = _all_empty(probs, layout)
     choice = probs.argmax(axis=1)

@@ -201,3 +201,23 @@ def test_rendered_blank_sheets_read_as_empty():
         reading = classify.classify_cells(cut_cells(view), LAYOUTS[truth["side"]])
         empty += reading.grid == tuple(truth["grid"]) and not reading.review
     assert empty >= 3
+
+
+def test_second_look_averages_the_mirrored_reading_of_doubtful_cells_only():
+    """Cells read with less than SECOND_LOOK_BELOW get the mean of their plain and
+    mirrored readings; the others keep the plain one."""
+    crops, truth = _rendered(SEEDS[1], "hard")
+    layout = LAYOUTS[truth["side"]]
+    first = classify.classify_cells(crops, layout, second_look=False)
+    doubtful = first.probabilities.max(axis=1) < classify.SECOND_LOOK_BELOW
+    assert 0 < doubtful.sum() < SIZE * SIZE // 2
+    plain = classify.predict_probabilities(crops, layout, mirror=False)
+    both = classify.predict_probabilities(crops, layout, mirror=True)
+    second = classify.classify_cells(crops, layout, second_look=True)
+    np.testing.assert_allclose(second.model_probabilities[doubtful], both[doubtful], atol=1e-5)
+    np.testing.assert_allclose(second.model_probabilities[~doubtful], plain[~doubtful], atol=1e-5)
+    assert not np.allclose(plain[doubtful], both[doubtful], atol=1e-3)
+    # Full mirror averaging already looked at every cell both ways: no second look then.
+    np.testing.assert_allclose(
+        classify.classify_cells(crops, layout, mirror=True).model_probabilities, both, atol=1e-5
+    )
