@@ -145,8 +145,9 @@ def score(
     if deal is not None:
         _warn_deal(deal)
 
-    from app.inputs import load_input
+    from app.inputs import load_input, use_second_thread
 
+    use_second_thread()
     errors = _input_errors()
     console = Console(highlight=False, soft_wrap=False)
     loaded = []
@@ -431,9 +432,10 @@ def read(
     debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
-    from app.inputs import load_input
+    from app.inputs import load_input, use_second_thread
     from scoring.textmap import format_text
 
+    use_second_thread()
     side_key = _check_side(side)
     try:
         item = load_input(photo, side=side_key, keep_view=overlay is not None, photo_only=True)

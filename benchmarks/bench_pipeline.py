@@ -6,8 +6,10 @@
    JPEGs (quality 92, as a phone writes them).
 2. ``score`` in one process: load, find, rectify, orient, read the coins, classify
    the 121 cells, score and build the JSON object, per file, after one warm-up file
-   (session creation is once per process). In the same run, plain ``cv2.imread`` of
-   the same files. Target: pipeline / imread <= 1.0 (the pipeline decodes at 1/4 scale).
+   (session creation is once per process), set up as ``score`` runs: OpenCV's
+   default threads, one onnxruntime thread, the cells classified in a second thread
+   while the coins are read. In the same run, plain ``cv2.imread`` of the same files.
+   Target: pipeline / imread <= 1.0 (the pipeline decodes at 1/4 scale).
 3. ``batch`` throughput, sheets per second of wall time, on 1 and 2 worker processes
    (forked from a forkserver that imported the image stack once, one single-threaded
    onnxruntime session each, paths and rows only crossing processes), over ``--batch``
@@ -57,7 +59,8 @@ def render(folder: Path, n: int) -> list[tuple[str, dict]]:
 
 
 def score_file(path: str, cards: dict) -> dict:
-    """What ``cartoscore score PHOTO --json`` does for one file."""
+    """What ``cartoscore score PHOTO --json`` does for one file (after ``main``'s set-up:
+    OpenCV's default threads, one onnxruntime thread, cells read while the coins are)."""
     sheet = load_input(path).sheet
     game = score_game([sheet.map], cards, sheet.coins or 0)
     return sheet_json(sheet, game)
@@ -100,10 +103,11 @@ def main() -> None:
         from scanner import classify
 
         classify.MODEL_PATH = Path(args.model)
-    cv2.setNumThreads(1)
+    from app.inputs import use_second_thread
     from scanner import classify
 
-    classify.set_threads(1)
+    classify.set_threads(1)  # as in ``score`` (onnxruntime's default in this process)
+    use_second_thread()  # as ``score`` and ``read`` do
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} CPUs, load average {load:.1f} before the run (others share them)")

@@ -4,10 +4,15 @@
 canonical view and read by :mod:`scanner.classify` in :func:`read_photo`. A big
 photo is decoded at a reduced scale; when the sheet turns out small in it (or is
 not found), it is decoded twice as large and fitted again.
+
+With :func:`set_overlap` on (``cartoscore score`` and ``read`` in one process), the
+cells are classified in a second thread while the coin track is read: both mostly
+run in native code that releases the GIL. Batch workers keep to one thread.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +42,22 @@ from scanner.sheet import Sheet
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
 
+_overlap = False
+_pool: ThreadPoolExecutor | None = None
+
+
+def set_overlap(on: bool) -> None:
+    """Classify the cells in a second thread while the coins are read (off by default)."""
+    global _overlap
+    _overlap = bool(on)
+
+
+def _background(fn, *args) -> Future:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cells")
+    return _pool.submit(fn, *args)
+
 
 @dataclass
 class Scan:
@@ -60,6 +81,8 @@ class Scan:
     lattice: np.ndarray
     homography: np.ndarray  # upright cell units -> full-resolution photo pixels
     debug: dict = field(default_factory=dict)
+    #: The cell reading started while the coins were read (:func:`set_overlap`), or None.
+    cells: Future | None = field(default=None, repr=False, compare=False)
 
 
 def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
@@ -144,6 +167,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
+    cells = _background(_read_cells, view, orientation.side) if _overlap else None
     visible = coins_in_photo(h_work, image.shape)
     coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
     to_full = _work_to_full(photo.scale)
@@ -164,6 +188,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         lattice=lattice_full,
         homography=h_full,
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work),
+        cells=cells,
     )
 
 
@@ -227,19 +252,28 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     return sheet_from_scan(scan)
 
 
-def sheet_from_scan(scan: Scan) -> Sheet:
-    """Classify the cells of a :class:`Scan` and assemble the :class:`Sheet`."""
+def _read_cells(view: np.ndarray, side: str):
+    """The classifier's reading of a canonical view's 121 cells."""
     from scanner.cells import cut_cells
+    from scanner.classify import classify_cells
+    from scoring.layouts import LAYOUTS
+
+    return classify_cells(cut_cells(view), LAYOUTS[side])
+
+
+def sheet_from_scan(scan: Scan) -> Sheet:
+    """Classify the cells of a :class:`Scan` (or take the reading already started) and
+    assemble the :class:`Sheet`."""
     from scoring.board import Map
     from scoring.layouts import LAYOUTS
 
-    try:
-        from scanner.classify import classify_cells
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
     layout = LAYOUTS[scan.side]
     try:
-        reading = classify_cells(cut_cells(scan.view), layout)
+        reading = (
+            scan.cells.result() if scan.cells is not None else _read_cells(scan.view, scan.side)
+        )
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
     except FileNotFoundError as e:
         raise ClassifierUnavailable(scan.source, f"the cell model is missing ({e})") from e
     notes = []

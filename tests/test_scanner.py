@@ -200,3 +200,21 @@ def test_each_candidate_cue_alone_leads_to_the_grid(generator):
         if f is not None
     ]
     assert min(errors) < 0.1, generator.__name__
+
+
+def test_cells_read_in_a_second_thread_give_the_same_sheet():
+    from models.synth import make_photo
+    from scanner import pipeline
+
+    photo, truth = make_photo(4_000_101, "normal")
+    alone = pipeline.sheet_from_scan(scan_photo(photo))
+    pipeline.set_overlap(True)
+    try:
+        scan = scan_photo(photo)
+        assert scan.cells is not None  # started before the coins were read
+        together = pipeline.sheet_from_scan(scan)
+    finally:
+        pipeline.set_overlap(False)
+    assert scan_photo(photo).cells is None
+    assert together == alone
+    assert together.map.layout.name == truth["side"]
