@@ -1,9 +1,10 @@
 """Measure cell reading on rendered sheets never used in training.
 
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
-[--model PATH] [--no-consistency]`` (``--model``: read with another ONNX model than the
-committed one; ``--no-consistency``: without re-scoring doubtful cells by the sheet's own
-drawings, ``scanner.classify.sheet_consistency``)
+[--model PATH [--model PATH ...]] [--no-consistency]`` (``--model``: read with another
+ONNX model than the committed one; given several times, every model reads the very same
+scans and gets its own table; ``--no-consistency``: without re-scoring doubtful cells by
+the sheet's own drawings, ``scanner.classify.sheet_consistency``)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -46,28 +47,65 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def measure_one(job: tuple[int, str, str, bool, str | None, bool]) -> dict:
-    """Render and read one sheet; returns what was right and what was flagged."""
+def measure_one(job: tuple[int, str, str, bool, list[str | None], bool]) -> list[dict]:
+    """Render one sheet and read it with each model; per model, what was right and flagged.
+
+    The photo is rendered and scanned once; every model classifies the same scan.
+    """
     import cv2
 
     cv2.setNumThreads(1)
     from models import synth
     from scanner import classify
 
-    seed, difficulty, mode, mirror, model, consistency = job
+    seed, difficulty, mode, mirror, models, consistency = job
     classify.set_mirror(mirror)
     classify.set_consistency(consistency)
-    if model:
-        classify.MODEL_PATH = Path(model)
-    t0 = time.perf_counter()
-    out: dict = {"seed": seed, "difficulty": difficulty}
+    default_model = classify.MODEL_PATH
+    scan = view = None
     try:
         if mode == "photo":
-            from scanner.pipeline import scan_photo, sheet_from_scan
+            from scanner.pipeline import scan_photo
 
             photo, truth = synth.make_photo(seed, difficulty)
             t0 = time.perf_counter()
-            sheet = sheet_from_scan(scan_photo(photo))
+            scan = scan_photo(photo)
+            scan_seconds = time.perf_counter() - t0
+        else:
+            view, truth = synth.make_view(seed, difficulty)
+            scan_seconds = 0.0
+    except Exception as e:  # a failed read is a measured outcome
+        trace = traceback.format_exc(limit=3)
+        failed = f"{type(e).__name__}: {e}"
+        return [
+            {
+                "seed": seed,
+                "difficulty": difficulty,
+                "model": m,
+                "style": "?",
+                "failed": failed,
+                "trace": trace,
+            }
+            for m in models
+        ]
+    rows = []
+    for model in models:
+        classify.MODEL_PATH = Path(model) if model else default_model
+        rows.append(_read(seed, difficulty, model, scan, view, truth, scan_seconds))
+    return rows
+
+
+def _read(seed, difficulty, model, scan, view, truth, scan_seconds) -> dict:
+    """Classify one scan (or canonical view) with the current model and compare."""
+    from scanner import classify
+
+    out: dict = {"seed": seed, "difficulty": difficulty, "model": model}
+    t0 = time.perf_counter()
+    try:
+        if scan is not None:
+            from scanner.pipeline import sheet_from_scan
+
+            sheet = sheet_from_scan(scan)
             grid, side = sheet.map.grid, sheet.map.layout.name
             flagged = {r.space for r in sheet.review}
             coins_read = sheet.coins
@@ -75,8 +113,6 @@ def measure_one(job: tuple[int, str, str, bool, str | None, bool]) -> dict:
             from scanner.cells import cut_cells
             from scoring.layouts import LAYOUTS
 
-            view, truth = synth.make_view(seed, difficulty)
-            t0 = time.perf_counter()
             side = truth["side"]
             reading = classify.classify_cells(cut_cells(view), LAYOUTS[side])
             grid = reading.grid
@@ -110,7 +146,7 @@ def measure_one(job: tuple[int, str, str, bool, str | None, bool]) -> dict:
         side_right=side_right,
         exact_total=exact,
         exact_total_read_coins=exact_e2e,
-        seconds=time.perf_counter() - t0,
+        seconds=scan_seconds + time.perf_counter() - t0,
     )
     return out
 
@@ -156,7 +192,12 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="also write every sheet's result here")
     ap.add_argument("--first-seed", type=int, default=TEST_SEED)
     ap.add_argument("--mirror", action="store_true", help="classify_cells with mirror averaging")
-    ap.add_argument("--model", type=Path, help="ONNX model to read with (default: committed)")
+    ap.add_argument(
+        "--model",
+        type=Path,
+        action="append",
+        help="ONNX model to read with (default: committed); repeat to compare on the same scans",
+    )
     ap.add_argument(
         "--no-consistency", action="store_true", help="classify_cells without sheet consistency"
     )
@@ -170,18 +211,31 @@ def main() -> None:
         except ImportError:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
-    model = str(args.model.resolve()) if args.model else None
+    models = [str(m.resolve()) for m in args.model] if args.model else [None]
     consistency = not args.no_consistency
     jobs = [
-        (s, DIFFICULTIES[i % 3], mode, args.mirror, model, consistency) for i, s in enumerate(seeds)
+        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, consistency)
+        for i, s in enumerate(seeds)
     ]
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
-            rows = list(pool.map(measure_one, jobs, chunksize=2))
+            results = list(pool.map(measure_one, jobs, chunksize=2))
     else:
-        rows = [measure_one(j) for j in jobs]
+        results = [measure_one(j) for j in jobs]
     elapsed = time.perf_counter() - t0
+    everything = [row for sheet in results for row in sheet]
+    for model in models:
+        if len(models) > 1:
+            print(f"\n=== model {model} ===")
+        _report([r for r in everything if r["model"] == model], mode, args, seeds, elapsed)
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=1))
+
+
+def _report(rows: list[dict], mode: str, args, seeds: range, elapsed: float) -> None:
+    """Print the tables for one model's rows."""
+    consistency = not args.no_consistency
 
     print(
         f"mode {mode}{' +mirror' if args.mirror else ''}"
@@ -210,8 +264,6 @@ def main() -> None:
     times = sorted(r["seconds"] for r in rows if "seconds" in r)
     if times:
         print(f"read time per sheet: median {times[len(times) // 2] * 1000:.0f} ms")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -63,12 +63,16 @@ def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
     return path, truth
 
 
-def measure_one(job: tuple[str, int, str]) -> dict:
-    """Render (or reuse) one photo, run the pipeline on its file, compare with the truth."""
-    folder, seed, difficulty = job
+def measure_one(job: tuple[str, int, str, str | None]) -> dict:
+    """Render (or reuse) one photo, run the pipeline on its file, compare with the truth.
+
+    The job's last item is an ONNX cell model to read with (None: the committed one).
+    """
+    folder, seed, difficulty, model = job
     import cv2
 
     cv2.setNumThreads(1)
+    from scanner import classify
     from scanner.classify import set_threads
     from scanner.errors import SheetNotFound
     from scanner.pipeline import scan_photo, sheet_from_scan
@@ -77,7 +81,9 @@ def measure_one(job: tuple[str, int, str]) -> dict:
     from scoring.layouts import LAYOUTS
 
     set_threads(1)
-    path, truth = render_one(job)
+    if model:
+        classify.MODEL_PATH = Path(model)
+    path, truth = render_one((folder, seed, difficulty))
     out = {"seed": seed, "difficulty": difficulty, "hand": truth["hand"], "found": False}
     out["conditions"] = {
         k: (round(v, 2) if isinstance(v, float) else v)
@@ -263,7 +269,9 @@ def main(argv=None) -> None:
     ap.add_argument("--contact", type=Path, default=None, help="write a contact sheet PNG here")
     ap.add_argument("--json", type=Path, default=None, help="write every photo's result here")
     ap.add_argument("--render-only", action="store_true", help="render the photos, scan nothing")
+    ap.add_argument("--model", type=Path, default=None, help="cell model (default: committed)")
     args = ap.parse_args(argv)
+    model = str(args.model.resolve()) if args.model else None
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.render_only:
         jobs = [
@@ -275,7 +283,7 @@ def main(argv=None) -> None:
         return
     everything = {}
     for difficulty in args.difficulty:
-        jobs = [(str(args.folder), args.seed + i, difficulty) for i in range(args.n)]
+        jobs = [(str(args.folder), args.seed + i, difficulty, model) for i in range(args.n)]
         t0 = time.perf_counter()
         if args.workers > 1:
             with ProcessPoolExecutor(args.workers) as pool:
