@@ -55,7 +55,12 @@ class Camera:
         """For every photo pixel, the page px it shows (float32 maps for ``cv2.remap``)."""
         w, h = self.size
         gw, gh = w // step + 2, h // step + 2
-        gx, gy = np.meshgrid(np.arange(gw) * step, np.arange(gh) * step)
+        # Sample where resizing by exactly ``step`` puts each coarse value: cv2.resize
+        # aligns pixel centres, so coarse k lands on pixel (k + 0.5) * step - 0.5.
+        # (Sampling at k * step and resizing to (gw - 1) * step + 1 pixels shrank the
+        # photo's content by ~1/gw against the truth lattice: 0.2-0.7 %.)
+        at = lambda n: (np.arange(n) + 0.5) * step - 0.5  # noqa: E731
+        gx, gy = np.meshgrid(at(gw), at(gh))
         d = np.stack([gx, gy], -1).reshape(-1, 2).astype(np.float64)
         c, rad = self._centre()
         dn = (d - c) / rad
@@ -72,8 +77,8 @@ class Camera:
             p = q - np.stack([dx, dy], 1)
         mx = p[:, 0].reshape(gh, gw).astype(np.float32)
         my = p[:, 1].reshape(gh, gw).astype(np.float32)
-        # the coarse maps are sampled at multiples of ``step``; stretch them to every pixel
-        big = ((gw - 1) * step + 1, (gh - 1) * step + 1)
+        # stretch the coarse maps to every pixel
+        big = (gw * step, gh * step)
         mx = cv2.resize(mx, big, interpolation=cv2.INTER_LINEAR)[:h, :w]
         my = cv2.resize(my, big, interpolation=cv2.INTER_LINEAR)[:h, :w]
         return mx, my
