@@ -23,6 +23,12 @@ GRID_ORIGIN_ON_PAGE = (1.23, 4.26)  # grid top-left from the page's top-left cor
 
 # The black double frame with hatched blocks, just outside the grid.
 FRAME_WIDTH = 0.22
+# Centres of the frame's two lines outside the grid's edge, measured on the printed
+# sheet against the edge its dashed lines' spacing puts (both sides, all four edges:
+# inner 0.016-0.028, outer 0.19-0.20 from the dashes' lattice, 0.174 apart). The inner
+# line's inside edge is the grid's edge.
+FRAME_INNER_LINE = 0.02
+FRAME_OUTER_LINE = 0.195
 
 # Labels: row letters A-K left of the grid, column numbers 1-11 below it.
 ROW_LABEL_X = -0.5

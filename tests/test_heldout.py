@@ -89,10 +89,12 @@ def _exif_of(seed: int) -> int:
     return render.exif_tag(seed, "normal")
 
 
-def test_the_frame_is_drawn_centred_on_the_grid_edge():
-    """As on the printed sheet, the frame's inner line runs along the grid's edge
-    (its centre where the truth lattice puts the edge), like the dashed lines."""
+def test_the_frame_is_drawn_where_the_printed_sheet_has_it():
+    """On the printed sheet the frame's inner line lies just outside the grid's edge
+    (its inside edge on it) and the outer line about 0.195 cell out (measured against
+    the dashed lines' spacing, scanner.geometry.FRAME_INNER_LINE / FRAME_OUTER_LINE)."""
     from benchmarks.heldout.render import play, render_sheet
+    from scanner.geometry import FRAME_INNER_LINE, FRAME_OUTER_LINE
 
     rng = np.random.default_rng(5)
     sheet = render_sheet(rng, play(rng, "A", 1), 80.0, False)
@@ -100,12 +102,13 @@ def test_the_frame_is_drawn_centred_on_the_grid_edge():
     lattice = sheet.lattice - 0.5  # drawn coordinates -> pixel centres
     cell = (lattice[0, -1, 0] - lattice[0, 0, 0]) / 11
     edge = lattice[0, 0, 1]
-    rows = np.arange(int(edge - 0.1 * cell), int(edge + 0.1 * cell) + 1)
     cols = slice(int(lattice[0, 5, 0] + 0.2 * cell), int(lattice[0, 6, 0] - 0.2 * cell))
-    profile = ink[rows, cols].mean(axis=1)
-    weight = np.clip(profile - 0.5 * profile.max(), 0, None)
-    centre = (weight * rows).sum() / weight.sum()
-    assert abs(centre - edge) < 0.01 * cell
+    for where in (FRAME_INNER_LINE, FRAME_OUTER_LINE):
+        rows = np.arange(int(edge - (where + 0.06) * cell), int(edge - (where - 0.06) * cell) + 1)
+        profile = ink[rows, cols].mean(axis=1)
+        weight = np.clip(profile - 0.5 * profile.max(), 0, None)
+        centre = (weight * rows).sum() / weight.sum()
+        assert abs(centre - (edge - where * cell)) < 0.01 * cell, where
 
 
 def test_photo_pixels_show_the_page_points_the_truth_puts_there():

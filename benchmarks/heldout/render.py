@@ -255,13 +255,14 @@ def _print_template(pr: _Printer, rng, side: str, map_lines, ppc_page: float) ->
                 pr.line([(i, a), (i, b)], accent, dash_w)
                 pr.line([(a, i), (b, i)], accent, dash_w)
             t += dash + gap
-    # frame: thick outer line, thin inner line, hatched blocks between
+    # frame: thick outer line, thin inner line, hatched blocks between. As printed
+    # (measured on the real sheet against its dashed lines): the inner line's inside
+    # edge is the grid's edge, the outer line's centre about 0.195 cell outside it.
+    # Drawn as closed lines (a PIL polygon's outline would lie inside the shape).
     fw = geo.FRAME_WIDTH
-    # Drawn as closed lines, centred on the grid's edge as printed (a PIL polygon's
-    # outline would lie inside the shape, moving the frame half its width inwards).
-    pr.line([(0, 0), (SIZE, 0), (SIZE, SIZE), (0, SIZE), (0, 0)], ink, 0.035)
-    o = fw
-    pr.line([(-o, -o), (SIZE + o, -o), (SIZE + o, SIZE + o), (-o, SIZE + o), (-o, -o)], ink, 0.06)
+    for o, width in ((geo.FRAME_INNER_LINE, 0.035), (geo.FRAME_OUTER_LINE, 0.05)):
+        corners = [(-o, -o), (SIZE + o, -o), (SIZE + o, SIZE + o), (-o, SIZE + o), (-o, -o)]
+        pr.line(corners, ink, width)
     for k in range(6):
         s0 = 0.3 + k * 2.0
         for edge in range(4):
