@@ -169,3 +169,37 @@ def test_arrays_are_accepted():
     assert load_photo(bgra).image.shape == (10, 20, 3)
     with pytest.raises(NotAnImage):
         load_photo(np.zeros((10, 20), np.float32))
+
+
+def _pillow_reduced(path, factor: int) -> np.ndarray:
+    """What Pillow alone gives: DCT-scaled decode, then the EXIF turn, as BGR."""
+    with Image.open(path) as im:
+        im.draft("RGB", (im.size[0] // factor, im.size[1] // factor))
+        return np.asarray(ImageOps.exif_transpose(im).convert("RGB"))[:, :, ::-1]
+
+
+@pytest.mark.parametrize("trailer", [b"", b"MotionPhoto" + bytes(300)])
+def test_big_turned_jpeg_decodes_as_pillow_does(tmp_path, trailer):
+    """The fast reduced decode (complete files) and Pillow's (files with data after
+    the picture, as some phones append) give the same upright pixels."""
+    rng = np.random.default_rng(3)
+    arr = np.asarray(_marked_rgb(2400, 1800)).copy()
+    arr[::7] = rng.integers(0, 255, arr[::7].shape, dtype=np.uint8)
+    path = tmp_path / "turned.jpg"
+    _save_with_orientation(path, Image.fromarray(arr), 6)
+    path.write_bytes(path.read_bytes() + trailer)
+    photo = load_photo(path)
+    expected = _pillow_reduced(path, 2)
+    assert photo.image.shape == expected.shape == (1200, 900, 3)
+    assert np.abs(photo.image.astype(int) - expected).max() <= 2
+    assert photo.original_size == (1800, 2400)
+
+
+def test_big_truncated_jpeg_is_refused(tmp_path):
+    full = tmp_path / "full.jpg"
+    rng = np.random.default_rng(2)
+    Image.fromarray(rng.integers(0, 255, (1800, 2400, 3), dtype=np.uint8)).save(full)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(full.read_bytes()[: full.stat().st_size // 2])
+    with pytest.raises(NotAnImage, match="truncated or corrupt"):
+        load_photo(cut)
