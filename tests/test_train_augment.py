@@ -1,0 +1,51 @@
+"""Training augmentations (models.train): shapes, and that each does what it says."""
+
+import numpy as np
+
+from models.train import _hard_shadows, _ink_habits, _warp, augment
+from scanner.normalize import INPUT_PX, PAPER_LEVEL
+
+
+def _cells(n: int = 16) -> np.ndarray:
+    """Paper-grey crops with a dark cross (ink) in the middle."""
+    img = np.full((n, INPUT_PX, INPUT_PX, 3), int(PAPER_LEVEL), np.uint8)
+    img[:, 20:28, :] = 40
+    img[:, :, 20:28] = 40
+    return img
+
+
+def test_augment_keeps_shape_and_type_with_and_without_extras():
+    rng = np.random.default_rng(0)
+    for extra, shadow in ((0.0, 0.0), (1.0, 0.5)):
+        out = augment(_cells(), rng, extra, shadow)
+        assert out.shape == (16, INPUT_PX, INPUT_PX, 3)
+        assert out.dtype == np.uint8
+
+
+def test_faint_ink_moves_ink_towards_paper_and_keeps_paper():
+    out = _cells(200).astype(np.float32)
+    _ink_habits(out, np.random.default_rng(1), 1.0)
+    ink = out[:, 20:28, 0:8, 0]  # on the cross's arm, away from the stroke-width edges
+    paper = out[:, 0:8, 0:8, 0]
+    assert (ink >= 40).all() and (ink > 60).any()  # some cells lighter, none darker
+    assert np.allclose(paper, PAPER_LEVEL)
+
+
+def test_hard_shadows_darken_part_of_a_cell_only_when_asked():
+    none = _hard_shadows(8, np.random.default_rng(2), 0.0)
+    assert (none == 1).all()
+    some = _hard_shadows(64, np.random.default_rng(2), 1.0)
+    dark = some < 1
+    assert dark.any() and (some >= 0.55).all()
+    shaded = dark.reshape(64, -1).mean(axis=1)
+    assert ((shaded > 0) & (shaded < 1)).any()  # an edge crosses some cells
+
+
+def test_warp_shifts_the_crop_by_the_given_pixels():
+    img = _cells(1)[0]
+    rng = np.random.default_rng(3)
+    moved = _warp(img, 2, 0, rng)
+    # Turn within 4 degrees and scale within 8 %: the vertical bar's centre moves ~2 px right.
+    col = (moved[:, :, 0] < 130).mean(axis=0)
+    centre = (col * np.arange(INPUT_PX)).sum() / col.sum()
+    assert abs(centre - 25.5) < 1.5
