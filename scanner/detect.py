@@ -67,7 +67,7 @@ ACCEPT_SCORE = 0.6  # below this no sheet is reported
 GOOD_ENOUGH = 0.85  # a candidate this good ends the search early
 
 
-FINE_FITS = 2  # candidates of one generator measured in full, best coarse scores first
+FINE_FITS = 3  # candidates of one generator measured in full, best coarse scores first
 
 
 CLEAR_COMB = 2.2  # a coarse (comb) score this high is measured at once
