@@ -16,7 +16,9 @@ thinner strokes and JPEG blocks to a share of the cells; ``--shadow-share`` (0) 
 share of them with a hard, ragged shadow edge. Session 10 tried ``--augment-extra 1``:
 on the tune photos (own 3,900,000+, held-out 850000+) it cut misread cells on hard
 photos (own 837 -> 766, held-out 376 -> 357) but not on normal ones (own 143 -> 147,
-held-out 286 -> 286), and validated at 96.2 %, so it is not the default.
+held-out 286 -> 286), and validated at 96.2 %; adding ``--shadow-share 0.1`` read
+normal photos worse (own 158, held-out 309 misread cells; hard 821 and 351) and
+validated at 96.1 %. Neither is the default.
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
