@@ -192,7 +192,8 @@ def _draw_title(
 ) -> None:
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
-        lines[0] += f"  {len(sheet.review)} cells to check (red)"
+        n = len(sheet.review)
+        lines[0] += f"  {n} cell{'s' if n != 1 else ''} to check (red)"
     if game is not None and explain is not None:
         card = CARDS[game.cards[explain]]
         res = game.card_results[explain]
