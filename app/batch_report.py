@@ -26,6 +26,7 @@ from app.batch import (
     ranking,
     run_jobs,
 )
+from app.report import counted
 from scoring.game import EDICTS, SEASONS
 
 
@@ -133,8 +134,8 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
     console.print(line)
     if to_check:
         console.print(
-            f"{_count(len(to_check), 'sheet')} {'has' if len(to_check) == 1 else 'have'}"
-            f" {_count(cells, 'cell')} to check by hand "
+            f"{counted(len(to_check), 'sheet')} {'has' if len(to_check) == 1 else 'have'}"
+            f" {counted(cells, 'cell')} to check by hand "
             "(cartoscore score PHOTO --overlay check.png shows them in red)",
             style="yellow",
         )
@@ -186,8 +187,3 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
         out.append("</ul>")
     out.append(f"<p>Columns of the results file: {', '.join(COLUMNS)}</p></body></html>")
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
-
-
-def _count(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless ``n`` is 1."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from app.report import counted
 from scanner import geometry as g
 from scanner.sheet import Sheet
 from scoring.board import EMPTY
@@ -192,8 +193,7 @@ def _draw_title(
 ) -> None:
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
-        n = len(sheet.review)
-        lines[0] += f"  {n} cell{'s' if n != 1 else ''} to check (red)"
+        lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
     if game is not None and explain is not None:
         card = CARDS[game.cards[explain]]
         res = game.card_results[explain]

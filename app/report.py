@@ -182,11 +182,15 @@ def solo_line(game: GameResult, lang: str) -> str:
     return f"{head}: {title}"
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 ("1 cell", "3 cells")."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def review_heading(sheet: Sheet) -> str:
     """The line above the review table (printed on its own: a table title would
     wrap to the narrow table's width)."""
-    n = len(sheet.review)
-    return f"Check by hand: {n} cell{'s' if n != 1 else ''} (red on --overlay)"
+    return f"Check by hand: {counted(len(sheet.review), 'cell')} (red on --overlay)"
 
 
 def review_table(sheet: Sheet) -> Table:
