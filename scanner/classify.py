@@ -138,18 +138,8 @@ def predict_probabilities(
     was trained on both) and the two readings are averaged: about a tenth fewer
     errors on validation photos, at twice the model time.
     """
-    return _predict(crops, layout, model, threads, mirror)[0]
-
-
-def _predict(
-    crops: np.ndarray,
-    layout: Layout,
-    model: Path | None,
-    threads: int | None,
-    mirror: bool | None,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Probabilities and, when the model exports them, features ``(121, F)`` (else None)."""
-    return _Reader(crops, layout, model, threads).read(_mirror if mirror is None else mirror)
+    reader = _Reader(crops, layout, model, threads)
+    return reader.read(_mirror if mirror is None else mirror)[0]
 
 
 class _Reader:

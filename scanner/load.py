@@ -121,9 +121,7 @@ def _fast_jpeg(path: Path, factor: int) -> np.ndarray | None:
     return cv2.imdecode(np.frombuffer(data, np.uint8), flags)
 
 
-def _decode(
-    im: Image.Image, name: str, work_long_side: int, max_pixels: int, path: Path | None = None
-) -> Photo:
+def _decode(im: Image.Image, name: str, work_long_side: int, max_pixels: int, path: Path) -> Photo:
     width, height = im.size
     if width * height > max_pixels:
         raise ImageTooLarge(
@@ -134,7 +132,7 @@ def _decode(
     fmt = im.format or "unknown"
     orientation = im.getexif().get(0x0112, 1)
     factor = _reduction(max(width, height), work_long_side)
-    image = _fast_jpeg(path, factor) if factor > 1 and fmt == "JPEG" and path else None
+    image = _fast_jpeg(path, factor) if factor > 1 and fmt == "JPEG" else None
     if image is None:
         if factor > 1 and fmt == "JPEG":
             im.draft("RGB", (-(-width // factor), -(-height // factor)))

@@ -59,8 +59,7 @@ class Camera:
         # aligns pixel centres, so coarse k lands on pixel (k + 0.5) * step - 0.5.
         # (Sampling at k * step and resizing to (gw - 1) * step + 1 pixels shrank the
         # photo's content by ~1/gw against the truth lattice: 0.2-0.7 %.)
-        at = lambda n: (np.arange(n) + 0.5) * step - 0.5  # noqa: E731
-        gx, gy = np.meshgrid(at(gw), at(gh))
+        gx, gy = np.meshgrid((np.arange(gw) + 0.5) * step - 0.5, (np.arange(gh) + 0.5) * step - 0.5)
         d = np.stack([gx, gy], -1).reshape(-1, 2).astype(np.float64)
         c, rad = self._centre()
         dn = (d - c) / rad
