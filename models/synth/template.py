@@ -224,22 +224,23 @@ def _dashes(img, cv: Canvas, pr: Printing) -> None:
 
 
 def _frame(img, cv: Canvas, pr: Printing) -> None:
-    fw = g.FRAME_WIDTH
-    # Inner thick line just outside the grid, outer thin line.
-    half = pr.frame_w / 2
-    cv.rect(img, -half, -half, 11 + half, 11 + half, pr.ink, pr.frame_w)
+    # Where the printed sheet has them: a thick inner line whose inside edge is the
+    # grid's edge, a thinner outer one, hatched blocks between.
+    inner, fw = g.FRAME_INNER_LINE, g.FRAME_OUTER_LINE
+    cv.rect(img, -inner, -inner, 11 + inner, 11 + inner, pr.ink, pr.frame_w)
     cv.rect(img, -fw, -fw, 11 + fw, 11 + fw, pr.ink, pr.frame_w * 0.6)
     ticks = []
     step = 0.038
+    edge = inner + pr.frame_w / 2
     for k in range(0, 11, 2):
         a, b = k + 0.15, min(k + 1.15, 10.85)
         for t in np.arange(a, b, step):
-            ticks.append([(t, -fw), (t, -pr.frame_w)])
-            ticks.append([(t, 11 + pr.frame_w), (t, 11 + fw)])
-            ticks.append([(-fw, t), (-pr.frame_w, t)])
-            ticks.append([(11 + pr.frame_w, t), (11 + fw, t)])
+            ticks.append([(t, -fw), (t, -edge)])
+            ticks.append([(t, 11 + edge), (t, 11 + fw)])
+            ticks.append([(-fw, t), (-edge, t)])
+            ticks.append([(11 + edge, t), (11 + fw, t)])
         # block outlines
-        for y0, y1 in ((-fw, -pr.frame_w), (11 + pr.frame_w, 11 + fw)):
+        for y0, y1 in ((-fw, -edge), (11 + edge, 11 + fw)):
             ticks.append([(a, y0), (a, y1)])
             ticks.append([(b, y0), (b, y1)])
     cv.polylines(img, ticks, pr.ink, 0.017)
