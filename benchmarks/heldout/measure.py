@@ -8,6 +8,9 @@ tuning), writes them as JPEG files (some EXIF-turned), and runs
 
     python -m benchmarks.heldout.measure --n 60 --difficulty normal hard --contact /tmp/heldout.png
 
+``--model PATH`` reads with another cell model; repeated, every model reads the very same
+scans and gets its own figures.
+
 Figures printed per difficulty: grid found (every cell centre within 10 % of a
 cell of the truth lattice, whatever the turn) and within 25 % (still readable);
 on the sheets within 25 % with the right side and turn: coins right, cell
@@ -63,26 +66,22 @@ def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
     return path, truth
 
 
-def measure_one(job: tuple[str, int, str, str | None]) -> dict:
+def measure_one(job: tuple[str, int, str, list[str | None]]) -> list[dict]:
     """Render (or reuse) one photo, run the pipeline on its file, compare with the truth.
 
-    The job's last item is an ONNX cell model to read with (None: the committed one).
+    The job's last item lists the ONNX cell models to read with (None: the committed
+    one); the photo is scanned once and every model reads that same scan (one result each).
     """
-    folder, seed, difficulty, model = job
+    folder, seed, difficulty, models = job
     import cv2
 
     cv2.setNumThreads(1)
     from scanner import classify
     from scanner.classify import set_threads
     from scanner.errors import SheetNotFound
-    from scanner.pipeline import scan_photo, sheet_from_scan
-    from scoring.board import Map
-    from scoring.game import score_game
-    from scoring.layouts import LAYOUTS
+    from scanner.pipeline import scan_photo
 
     set_threads(1)
-    if model:
-        classify.MODEL_PATH = Path(model)
     path, truth = render_one((folder, seed, difficulty))
     out = {"seed": seed, "difficulty": difficulty, "hand": truth["hand"], "found": False}
     out["conditions"] = {
@@ -108,7 +107,8 @@ def measure_one(job: tuple[str, int, str, str | None]) -> dict:
         scan = scan_photo(path)
     except SheetNotFound:
         out["ms"] = (time.perf_counter() - start) * 1000
-        return out
+        return [dict(out, model=m) for m in models]
+    scan_ms = (time.perf_counter() - start) * 1000
     tl = np.array(truth["lattice"], float)
     lat = np.asarray(scan.lattice, float)
     errs = [centre_error(_turned(lat, k), tl) for k in range(4)]
@@ -118,13 +118,27 @@ def measure_one(job: tuple[str, int, str, str | None]) -> dict:
     out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
+    default_model = classify.MODEL_PATH
+    rows = []
+    for model in models:
+        classify.MODEL_PATH = Path(model) if model else default_model
+        rows.append(_read(dict(out, model=model), scan, truth, scan_ms))
+    return rows
+
+
+def _read(out: dict, scan, truth: dict, scan_ms: float) -> dict:
+    """Classify one scan with the current cell model and compare with the truth."""
+    from scanner.pipeline import sheet_from_scan
+    from scoring.board import Map
+    from scoring.game import score_game
+    from scoring.layouts import LAYOUTS, space_name
+
+    start = time.perf_counter()
     sheet = sheet_from_scan(scan)
-    out["ms"] = (time.perf_counter() - start) * 1000
+    out["ms"] = scan_ms + (time.perf_counter() - start) * 1000
     layout = LAYOUTS[truth["side"]]
     pred, true = sheet.map.grid, truth["grid"]
     flagged = {rv.space for rv in sheet.review}
-    from scoring.layouts import space_name
-
     cells = []
     for r in range(11):
         for c in range(11):
@@ -269,9 +283,14 @@ def main(argv=None) -> None:
     ap.add_argument("--contact", type=Path, default=None, help="write a contact sheet PNG here")
     ap.add_argument("--json", type=Path, default=None, help="write every photo's result here")
     ap.add_argument("--render-only", action="store_true", help="render the photos, scan nothing")
-    ap.add_argument("--model", type=Path, default=None, help="cell model (default: committed)")
+    ap.add_argument(
+        "--model",
+        type=Path,
+        action="append",
+        help="cell model (default: committed); repeat to compare on the same scans",
+    )
     args = ap.parse_args(argv)
-    model = str(args.model.resolve()) if args.model else None
+    models = [str(m.resolve()) for m in args.model] if args.model else [None]
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.render_only:
         jobs = [
@@ -283,16 +302,23 @@ def main(argv=None) -> None:
         return
     everything = {}
     for difficulty in args.difficulty:
-        jobs = [(str(args.folder), args.seed + i, difficulty, model) for i in range(args.n)]
+        jobs = [(str(args.folder), args.seed + i, difficulty, models) for i in range(args.n)]
         t0 = time.perf_counter()
         if args.workers > 1:
             with ProcessPoolExecutor(args.workers) as pool:
-                results = list(pool.map(measure_one, jobs))
+                per_photo = list(pool.map(measure_one, jobs))
         else:
-            results = [measure_one(j) for j in jobs]
-        report(results, difficulty)
+            per_photo = [measure_one(j) for j in jobs]
+        for k, model in enumerate(models):
+            results = [rows[k] for rows in per_photo]
+            if len(models) > 1:
+                print(f"\n#### model {model or 'committed'}")
+            report(results, difficulty)
+            if len(models) == 1:
+                everything[difficulty] = results
+            else:
+                everything[f"{difficulty} {model or 'committed'}"] = results
         print(f"wall time {time.perf_counter() - t0:.0f} s (rendering included)")
-        everything[difficulty] = results
     if args.contact:
         names = [f"{d}_{args.seed + i}" for d in args.difficulty for i in range(min(4, args.n))]
         contact_sheet(args.folder, names, args.contact)
