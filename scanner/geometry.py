@@ -29,6 +29,8 @@ FRAME_WIDTH = 0.22
 # line's inside edge is the grid's edge.
 FRAME_INNER_LINE = 0.02
 FRAME_OUTER_LINE = 0.195
+#: How far the outer line may lie from where FRAME_OUTER_LINE says (print and cut vary).
+FRAME_OUTER_SLACK = 0.03
 
 # Labels: row letters A-K left of the grid, column numbers 1-11 below it.
 ROW_LABEL_X = -0.5

@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from scanner.geometry import FRAME_WIDTH, GRID_CELLS
+from scanner.geometry import (
+    FRAME_INNER_LINE,
+    FRAME_OUTER_LINE,
+    FRAME_OUTER_SLACK,
+    FRAME_WIDTH,
+    GRID_CELLS,
+)
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
@@ -271,7 +277,9 @@ def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, 
     """Best (offset, pitch) in cell units so that lines sit at offset + k * pitch.
 
     The 10 interior teeth must land on (dashed) lines, and both end teeth on the
-    frame: a solid line with a second one ``FRAME_WIDTH`` further out.
+    frame: a solid line with a second one ``FRAME_WIDTH`` further out. That coarse
+    pairing finds small, blurred sheets more often than the measured places
+    (``FRAME_INNER_LINE`` / ``FRAME_OUTER_LINE``), which the finer stages use.
     """
     pitches = np.linspace(0.84, 1.19, 29)[:, None, None]
     offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)[None, :, None]
@@ -330,7 +338,7 @@ def _measure_intersections(
     # prof[k, j, :]: response across line k within piece j.
     pv = vertical[chunk_rows[:, :, None, None], line_cols[None, None]].mean(axis=1)
     ph = horizontal[line_cols[None, None], chunk_rows[:, :, None, None]].mean(axis=1)
-    # The frame's outer line runs FRAME_WIDTH outside: look for the inner one only near 0.
+    # The frame's outer line runs further out: look for the inner one only near 0.
     near_edge = np.abs(offs) <= 0.1 * px
     along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
     pos = np.zeros((2, N + 1, CHUNKS))
@@ -350,6 +358,9 @@ def _measure_intersections(
         sub = np.clip(sub, -0.5, 0.5)
         strength[axis] = peak - base
         pos[axis] = (offs[j] + sub) / px + lines[:, None]
+        # The frame's inner line lies just outside the grid's edge: its centre is not it.
+        pos[axis, 0] += FRAME_INNER_LINE
+        pos[axis, N] -= FRAME_INNER_LINE
     typical = float(np.median(strength[:, 1:N]))
     if typical <= 0.5:
         return None
@@ -439,10 +450,11 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
     (0.15 cell) around where the lattice puts it, so icons in the cells stay out
     of view. The frame's inner line is looked for in a wider window
     (``EDGE_WINDOW``: a curled edge moves most) together with its outer line
-    ``FRAME_WIDTH`` further out, so neither the outer line alone nor a stroke
-    inside the grid passes for it. A node takes the mean of its two adjacent
-    pieces per direction (a line's ends continue its last two); nodes unlike
-    their neighbours, or not measured, keep their place.
+    further out (``FRAME_OUTER_LINE``), so neither the outer line alone nor a stroke
+    inside the grid passes for it; the grid's edge is the inner line's inside edge.
+    A node takes the mean of its two adjacent pieces per direction (a line's ends
+    continue its last two); nodes unlike their neighbours, or not measured, keep
+    their place.
     """
     px, margin = 24.0, 0.75
     size = int(round((N + 2 * margin) * px))
@@ -470,13 +482,21 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
             prof = response[cols[:, :, None, :], rows[:, None, :, None]].mean(axis=2)
         edge = np.zeros(prof.shape[1], bool)
         edge[[0, N]] = True
-        # The frame's outer line lies FRAME_WIDTH beyond its inner one: look for the pair.
+        # The frame's outer line runs parallel beyond its inner one: look for the pair.
+        apart = FRAME_OUTER_LINE - FRAME_INNER_LINE
+        aparts = range(
+            int(round((apart - FRAME_OUTER_SLACK) * px)),
+            int(round((apart + FRAME_OUTER_SLACK) * px)) + 1,
+        )
         for k, outward in ((0, -1), (N, 1)):
-            far = np.clip(cols[:, k] + outward * int(round(FRAME_WIDTH * px)), 0, size - 1)
-            if axis == 0:
-                pair = response[rows[:, :, None], far[:, None, :]].mean(axis=1)
-            else:
-                pair = response[far[:, None, :], rows[:, :, None]].mean(axis=1)
+            pair = 0.0
+            for d in aparts:
+                far = np.clip(cols[:, k] + outward * d, 0, size - 1)
+                if axis == 0:
+                    seen = response[rows[:, :, None], far[:, None, :]].mean(axis=1)
+                else:
+                    seen = response[far[:, None, :], rows[:, :, None]].mean(axis=1)
+                pair = np.maximum(pair, seen)
             prof[:, k, :] = np.minimum(prof[:, k, :], pair)
         prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])
         j = np.argmax(prof, axis=2)
@@ -484,6 +504,8 @@ def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.n
         strength = peak - np.median(prof, axis=2)
         typical = float(np.median(strength))
         at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j]) / px - margin
+        at[:, 0] += FRAME_INNER_LINE  # the inner frame line's centre -> the grid's edge
+        at[:, N] -= FRAME_INNER_LINE
         at[strength < 0.4 * max(typical, 1e-6)] = np.nan
         at = _smooth_along_lines(at)
         # Node (r, c): segments r - 1 and r of vertical line c (or of horizontal line r).
