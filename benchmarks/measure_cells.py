@@ -1,10 +1,12 @@
 """Measure cell reading on rendered sheets never used in training.
 
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
-[--model PATH [--model PATH ...]] [--no-consistency]`` (``--model``: read with another
-ONNX model than the committed one; given several times, every model reads the very same
-scans and gets its own table; ``--no-consistency``: without re-scoring doubtful cells by
-the sheet's own drawings, ``scanner.classify.sheet_consistency``)
+[--model PATH [--model PATH ...]] [--no-consistency] [--difficulty normal hard]``
+(``--difficulty``: only the sheets of these difficulties, the same seeds as in a full run;
+``--model``: read with another ONNX model than the committed one; given several times,
+every model reads the very same scans and gets its own table; ``--no-consistency``:
+without re-scoring doubtful cells by the sheet's own drawings,
+``scanner.classify.sheet_consistency``)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -201,6 +203,13 @@ def main() -> None:
     ap.add_argument(
         "--no-consistency", action="store_true", help="classify_cells without sheet consistency"
     )
+    ap.add_argument(
+        "--difficulty",
+        nargs="+",
+        choices=DIFFICULTIES,
+        default=list(DIFFICULTIES),
+        help="only these difficulties' sheets (each seed keeps its difficulty)",
+    )
     args = ap.parse_args()
     mode = args.mode
     if mode is None:
@@ -216,6 +225,7 @@ def main() -> None:
     jobs = [
         (s, DIFFICULTIES[i % 3], mode, args.mirror, models, consistency)
         for i, s in enumerate(seeds)
+        if DIFFICULTIES[i % 3] in args.difficulty
     ]
     t0 = time.perf_counter()
     if args.workers > 1:
