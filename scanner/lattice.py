@@ -193,7 +193,7 @@ def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return model + ((smooth + off) * cell).reshape(N + 1, N + 1, 2)
 
 
-FLAT_PAPER = 0.035  # cells: below this smooth bend the homography alone gives the lattice
+FLAT_PAPER = 0.02  # cells: below this smooth bend the homography alone gives the lattice
 
 
 def model_lattice(h: np.ndarray) -> np.ndarray:
