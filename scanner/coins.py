@@ -38,6 +38,12 @@ _CLEAR_OF_GROUPS = 0.1  # a coin this near (share of the step) its group's media
 # even on a clean pale track: an unmarked track under a light gradient reaches
 # ~0.0145, the faintest true marks on 548 tuning photos 0.0235.
 _MIN_NOISE = 0.0025
+# A second reading takes each coin's own brightest pixels as its light (up to this much
+# brighter than the band says): on a real blank print the band darkens towards the
+# track's end while the coins do not, and the band's light alone reads 12 marks there.
+_OWN_LIGHT_LIMIT = 0.1
+_OWN_LIGHT_PERCENTILE = 95
+_LIGHTS_DISAGREE = 0.3  # confidence when the two readings give different counts
 
 
 @dataclass(frozen=True)
@@ -68,9 +74,13 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
     discs = coin_discs(grey, centres)[:visible]
     marks = coin_marks(discs)
     count, confidence = split_marks(marks)
+    unmarked = None
     if len(discs) - count >= _REFERENCE_COINS:
-        marks = coin_marks(discs, np.arange(count, len(discs)))
+        unmarked = np.arange(count, len(discs))
+        marks = coin_marks(discs, unmarked)
         count, confidence = split_marks(marks)
+    if split_marks(coin_marks(discs, unmarked, own_light=True))[0] != count:
+        confidence = min(confidence, _LIGHTS_DISAGREE)
     if visible < g.COIN_COUNT and count in (0, visible):
         confidence = min(confidence, _NO_SPLIT_SEEN)
     return CoinReading(
@@ -125,17 +135,26 @@ def coin_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.stack(cuts, axis=1)
 
 
-def coin_marks(discs: np.ndarray, unmarked: np.ndarray | None = None) -> np.ndarray:
+def coin_marks(
+    discs: np.ndarray, unmarked: np.ndarray | None = None, own_light: bool = False
+) -> np.ndarray:
     """How much darker than the reference each coin's disc is, on average.
 
     The reference is the per-pixel median of the ``unmarked`` coins (indices),
     by default the ``_REFERENCE_COINS`` brightest discs; each coin is compared
-    at the shift (axis 1 of ``discs``) where it looks least marked.
+    at the shift (axis 1 of ``discs``) where it looks least marked. ``own_light``:
+    a coin whose brightest pixels are darker than the reference's is first
+    brightened to match (by ``_OWN_LIGHT_LIMIT`` at most, so a coin scribbled all
+    over stays dark).
     """
     centred = discs[:, 0]
     if unmarked is None:
         unmarked = np.argsort(centred.mean(axis=1))[-_REFERENCE_COINS:]
     reference = np.median(centred[unmarked], axis=0)
+    if own_light:
+        top = np.percentile(centred, _OWN_LIGHT_PERCENTILE, axis=1)
+        ratio = np.percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
+        discs = discs * np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT)[:, None, None]
     return np.clip(reference - discs, 0, None).mean(axis=2).min(axis=1)
 
 

@@ -169,6 +169,24 @@ def test_coins_are_read_where_the_band_lies_not_where_it_is_printed(shift):
     assert abs(np.mean([y for _, y in reading.centres]) - (printed_y + shift * px)) < 0.06 * px
 
 
+def test_a_band_darker_at_its_end_than_its_coins_does_not_pass_for_marks():
+    # Seen on a photo of the real blank print: towards the track's end the band
+    # (and paper) darken while the coins stay bright, so against the band's light
+    # the last coins look brighter than the rest, which then read as marked.
+    scan = scan_photo(_photo("A", coins=0)[0])
+    view = scan.view.copy()
+    centres = np.array(read_coin_track(view).centres)
+    px = g.CANON_PX_PER_CELL
+    yy, xx = np.mgrid[: view.shape[0], : view.shape[1]]
+    on_coin = np.zeros(view.shape[:2], bool)
+    for x, y in centres:
+        on_coin |= np.hypot(xx - x, yy - y) <= 1.1 * g.COIN_RADIUS * px
+    end = (np.abs(yy - centres[:, 1].mean()) < 0.6 * px) & (xx > centres[-3, 0] - 0.5 * px)
+    view[end & ~on_coin] = (view[end & ~on_coin] * 0.93).astype(np.uint8)
+    reading = read_coin_track(view)
+    assert reading.count == 0 or reading.confidence < 0.5, reading
+
+
 def test_read_photo_gives_a_sheet_for_the_detected_side(tmp_path):
     photo, _ = _photo("B", coins=4, corners=_turned(TILTED, 3))
     path = tmp_path / "sheet.jpg"
