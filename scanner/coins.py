@@ -30,6 +30,8 @@ _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
 _PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printed one
+_OWN_PLACE = 0.06  # pitches: a clear ring this near the row keeps its own place
+_PITCH_SWITCH = 6  # coins more on another pitch's line than on the printed one's to take it
 _PITCH_SPAN = 8  # coins: the pitch is refitted only through coins spanning this many
 _NO_SPLIT_SEEN = 0.3  # confidence when the coins in the photo are all alike
 _SHIFT = 3  # view pixels: how far a disc may be off its located centre
@@ -208,6 +210,9 @@ def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None
     pitch = nominal[1, 0] - nominal[0, 0]
     fx = _row_fit(index[clear], pts[clear, 0], pitch)
     xs = np.polyval(fx, index)
+    # A clear ring a little off the row (the track's end curling) keeps its own place.
+    near = clear & (np.abs(pts[:, 0] - xs) < _OWN_PLACE * pitch)
+    xs = np.where(near, pts[:, 0], xs)
     if band is not None:
         ys = np.interp(xs, band[:, 0], band[:, 1])
     return np.stack([xs, ys], -1)
@@ -217,15 +222,26 @@ def _row_fit(index: np.ndarray, xs: np.ndarray, pitch: float) -> np.ndarray:
     """(pitch, offset) of the coin row ``x = pitch * i + offset`` through coins ``index``.
 
     A marked coin's ring-filter peak can sit anywhere in its window, so the row
-    starts at the printed pitch through the coins' median and is refitted, a few
-    times, on the coins within 5 % of a pitch of it; the pitch stays within
-    ``_PITCH_SLACK`` of the printed one (the sheet's print varies a little).
+    starts at the printed pitch through the coins' median, or at another pitch
+    within ``_PITCH_SLACK`` of it whose line (through the median) holds at least
+    ``_PITCH_SWITCH`` more coins within 5 % of a pitch (the track's print scale and
+    the curl below the grid vary: over 13 pitches 1 % is 6 px, more than a coin's
+    tolerance); then it is refitted, a few times, on the coins near it.
     Coins spanning fewer than ``_PITCH_SPAN`` places keep the printed pitch: a
     pixel's error at each end of a short row would move the far coins by several.
     """
     line = np.array([pitch, float(np.median(xs - pitch * index))])
     if np.ptp(index) < _PITCH_SPAN:  # too short a row to tell its pitch
         return line
+
+    def agreeing(p: float) -> int:
+        return int(np.sum(np.abs(xs - p * index - np.median(xs - p * index)) < 0.05 * pitch))
+
+    pitches = pitch * (1 + np.linspace(-_PITCH_SLACK, _PITCH_SLACK, 17))
+    counts = [agreeing(p) for p in pitches]
+    k = int(np.argmax(counts))
+    if counts[k] >= agreeing(pitch) + _PITCH_SWITCH:
+        line = np.array([pitches[k], float(np.median(xs - pitches[k] * index))])
     for _ in range(3):
         agree = np.abs(xs - np.polyval(line, index)) < 0.05 * pitch
         if agree.sum() < 3 or np.ptp(index[agree]) < 4:

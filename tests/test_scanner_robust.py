@@ -291,6 +291,17 @@ def test_coin_pitch_is_not_guessed_from_a_few_unmarked_coins():
     assert abs(np.polyval(line, 0) - truth[0]) < 1.0
 
 
+def test_a_coin_row_printed_tighter_than_nominal_is_followed():
+    """Thirteen clear coins whose track is 3.5 % shorter than printed (print scale,
+    curl below the grid): a line at the printed pitch through their median misses
+    the ends by 8 px, more than a coin's tolerance; the row's own pitch is found."""
+    pitch = 45.6
+    index = np.arange(1, g.COIN_COUNT)
+    truth = 172.0 + 0.965 * pitch * np.arange(g.COIN_COUNT)
+    line = _row_fit(index, truth[index], pitch)
+    assert np.abs(np.polyval(line, np.arange(g.COIN_COUNT)) - truth).max() < 1.0
+
+
 def test_a_patch_pulled_by_hatching_stays_near_the_paper_bend():
     """Bent paper (the right edge lifts 0.3 cell) and four neighbouring nodes pulled
     0.15 cell the same way by dense hatching: the bend is kept, the patch is held
