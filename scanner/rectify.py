@@ -42,10 +42,9 @@ def displacements(homography: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return lattice - model_lattice(homography)
 
 
-def canonical_maps(
-    homography: np.ndarray, lattice: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``cv2.remap`` maps (float32 x and y) from the canonical view to the photo."""
+def canonical_maps(homography: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
+    """The ``cv2.remap`` map from the canonical view to the photo: (H, W, 2) float32 x, y
+    (one two-channel map: splitting it into two would copy both halves)."""
     width, height = canonical_size()
     cw, ch = -(-width // _STEP), -(-height // _STEP)
     # Sample at the pixel centres cv2.resize(x _STEP) will interpolate from.
@@ -59,9 +58,10 @@ def canonical_maps(
         coords = [np.clip(vv, 0, N), np.clip(uu, 0, N)]
         for axis in range(2):
             photo[..., axis] += map_coordinates(disp[..., axis], coords, order=1, mode="nearest")
-    full = cv2.resize(photo.astype(np.float32), (cw * _STEP, ch * _STEP), cv2.INTER_LINEAR)
-    full = full[:height, :width]
-    return np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1])
+    full = cv2.resize(
+        photo.astype(np.float32), (cw * _STEP, ch * _STEP), interpolation=cv2.INTER_LINEAR
+    )
+    return np.ascontiguousarray(full[:height, :width])
 
 
 def rectify_grid(
@@ -91,9 +91,12 @@ def rectify_grid(
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
-    map_x, map_y = canonical_maps(homography, lattice)
     return cv2.remap(
-        image, map_x, map_y, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image,
+        canonical_maps(homography, lattice),
+        None,
+        interpolation=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
     )
 
 
