@@ -81,7 +81,8 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         unmarked = np.arange(count, len(discs))
         marks = coin_marks(discs, unmarked)
         count, confidence = split_marks(marks)
-    if split_marks(coin_marks(discs, unmarked, own_light=True))[0] != count:
+    # A check on the light, not the count: the unshifted cuts suffice (a 29th of the work).
+    if split_marks(coin_marks(discs[:, :1], unmarked, own_light=True))[0] != count:
         confidence = min(confidence, _LIGHTS_DISAGREE)
     if visible < g.COIN_COUNT and count in (0, visible):
         confidence = min(confidence, _NO_SPLIT_SEEN)
@@ -157,7 +158,7 @@ def coin_marks(
         top = np.percentile(centred, _OWN_LIGHT_PERCENTILE, axis=1)
         ratio = np.percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
         discs = discs * np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT)[:, None, None]
-    return np.clip(reference - discs, 0, None).mean(axis=2).min(axis=1)
+    return np.maximum(reference - discs, 0).mean(axis=2).min(axis=1)
 
 
 def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None) -> np.ndarray:
