@@ -18,6 +18,7 @@ printed coins are identical, so each coin is compared with the unmarked ones
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -122,20 +123,25 @@ def coin_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
     blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
     big = half + _SHIFT
     patches = _patches(blurred, centres, big) / level
+    return patches.reshape(len(patches), -1)[:, _disc_cuts(half, radius)]
+
+
+@lru_cache(maxsize=4)
+def _disc_cuts(half: int, radius: float) -> np.ndarray:
+    """(S, P) flat indices into a ``2 * (half + _SHIFT) + 1`` square patch: the disc of
+    ``1.1 * radius`` around its centre moved by each shift of up to ``_SHIFT`` pixels,
+    the unshifted one first."""
     yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
     disc = np.hypot(yy, xx) <= 1.1 * radius
+    ys, xs = yy[disc] + half + _SHIFT, xx[disc] + half + _SHIFT
     shifts = [(0, 0)] + [
         (dy, dx)
         for dy in range(-_SHIFT, _SHIFT + 1)
         for dx in range(-_SHIFT, _SHIFT + 1)
         if (dy or dx) and dy * dy + dx * dx <= _SHIFT * _SHIFT
     ]
-    size = 2 * half + 1
-    cuts = [
-        patches[:, _SHIFT + dy : _SHIFT + dy + size, _SHIFT + dx : _SHIFT + dx + size][:, disc]
-        for dy, dx in shifts
-    ]
-    return np.stack(cuts, axis=1)
+    width = 2 * (half + _SHIFT) + 1
+    return np.stack([(ys + dy) * width + xs + dx for dy, dx in shifts])
 
 
 def coin_marks(
