@@ -18,7 +18,12 @@ on the tune photos (own 3,900,000+, held-out 850000+) it cut misread cells on ha
 photos (own 837 -> 766, held-out 376 -> 357) but not on normal ones (own 143 -> 147,
 held-out 286 -> 286), and validated at 96.2 %; adding ``--shadow-share 0.1`` read
 normal photos worse (own 158, held-out 309 misread cells; hard 821 and 351) and
-validated at 96.1 %. Neither is the default.
+validated at 96.1 %. Neither is the default. Session 11 trained on synthesis 13 (the
+committed weights are synthesis 12's): the defaults, ``--augment-extra 1`` and the same
+with ``--seed 1`` read own normal tune photos no better (155, 162, 155 misread cells
+against 155) and held-out normal sheets less often all right (11, 13, 10 against 15),
+though ``--augment-extra 1`` again cut hard-photo errors (own 828 -> 748 / 797, held-out
+383 -> 367 / 347); README "Cell classifier" has the table.
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
