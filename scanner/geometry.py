@@ -21,7 +21,8 @@ PAGE_WIDTH = 13.2
 PAGE_HEIGHT = 19.6
 GRID_ORIGIN_ON_PAGE = (1.23, 4.26)  # grid top-left from the page's top-left corner
 
-# The black double frame with hatched blocks, just outside the grid.
+# The black double frame with hatched blocks, just outside the grid: its whole width
+# (to the outer line's outside), as the coarse comb search and the frame share take it.
 FRAME_WIDTH = 0.22
 # Centres of the frame's two lines outside the grid's edge, measured on the printed
 # sheet against the edge its dashed lines' spacing puts (both sides, all four edges:
