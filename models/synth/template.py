@@ -282,13 +282,27 @@ def draw_mountain(img, cv: Canvas, pr: Printing, r: int, c: int, rng: np.random.
     draw_coin(img, cv, pr, (c + 0.52, r + 0.68), 0.15)
 
 
+#: The relief struck on the printed coin (a face in profile, SHEET.md: the coins are
+#: gold pieces), in units of the coin's radius about its centre.
+_COIN_RELIEF = (
+    ((-0.25, -0.45), (0.05, -0.5), (0.3, -0.3), (0.35, 0.0), (0.2, 0.3), (-0.1, 0.45)),
+    ((-0.25, -0.45), (-0.4, -0.1), (-0.3, 0.25), (-0.1, 0.45)),
+    ((0.05, -0.15), (0.15, -0.1)),
+    ((0.0, 0.15), (0.15, 0.2)),
+)
+
+
 def draw_coin(img, cv: Canvas, pr: Printing, center, radius: float) -> None:
     dark = tuple(int(v * 0.62) for v in pr.gold)
+    mid = tuple(int(v * 0.8) for v in pr.gold)
     bright = tuple(min(255, int(v * 1.15 + 20)) for v in pr.gold)
     cv.circle(img, center, radius, dark)
     cv.circle(img, center, radius * 0.82, pr.gold)
     cv.circle(img, center, radius * 0.55, bright, 0.02)
-    cv.circle(img, center, radius * 0.2, dark, 0.015)
+    relief = [
+        [(center[0] + x * radius, center[1] + y * radius) for x, y in line] for line in _COIN_RELIEF
+    ]
+    cv.polylines(img, relief, mid, radius * 0.1)
 
 
 @dataclass(frozen=True)
