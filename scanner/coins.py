@@ -31,7 +31,6 @@ _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
 _MIN_BAND_EDGE = 8.0  # YCrCb units: weaker band edges are not trusted
 _PITCH_SLACK = 0.04  # the coin row's pitch may differ this much from the printed one
-_OWN_PLACE = 0.06  # pitches: a clear ring this near the row keeps its own place
 _PITCH_SWITCH = 6  # coins more on another pitch's line than on the printed one's to take it
 _PITCH_SPAN = 8  # coins: the pitch is refitted only through coins spanning this many
 _NO_SPLIT_SEEN = 0.3  # confidence when the coins in the photo are all alike
@@ -217,9 +216,6 @@ def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None
     pitch = nominal[1, 0] - nominal[0, 0]
     fx = _row_fit(index[clear], pts[clear, 0], pitch)
     xs = np.polyval(fx, index)
-    # A clear ring a little off the row (the track's end curling) keeps its own place.
-    near = clear & (np.abs(pts[:, 0] - xs) < _OWN_PLACE * pitch)
-    xs = np.where(near, pts[:, 0], xs)
     if band is not None:
         ys = np.interp(xs, band[:, 0], band[:, 1])
     return np.stack([xs, ys], -1)
