@@ -12,7 +12,10 @@ printed coins are identical, so each coin is compared with the unmarked ones
 3. a coin's *mark* is how much darker than the reference coin its disc is;
 4. the count is the split (marked on the left, unmarked on the right) that best
    explains the marks; the confidence says how clean that split is; the coins
-   that split calls unmarked then become the reference for a second reading.
+   that split calls unmarked then become the reference for a second reading;
+5. a check reads the marks again with each coin's own brightest pixels as its
+   light (the band and the coins need not darken together): a different count
+   makes the reading uncertain.
 """
 
 from __future__ import annotations
@@ -63,7 +66,9 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
 
     The first reading compares every coin with the brightest ones; when it
     leaves at least ``_REFERENCE_COINS`` coins unmarked, the coins are compared
-    again with exactly those (the brightest can be thinly marked ones).
+    again with exactly those (the brightest can be thinly marked ones). When the
+    coins' own light gives another count, the confidence drops to
+    ``_LIGHTS_DISAGREE``.
 
     ``visible``: only the first coins are in the photo (the track runs off its
     edge). Marks go left to right, so a split between marked and unmarked coins
