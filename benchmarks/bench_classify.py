@@ -1,11 +1,13 @@
 """Time the cell classifier: one sheet of 121 cells, onnxruntime on one thread.
 
-``python benchmarks/bench_classify.py [--sheets 5] [--repeat 30] [--threads 1]``
+``python benchmarks/bench_classify.py [--sheets 5] [--repeat 30] [--threads 1] [--model PATH]``
 
 Prints per-sheet times (median and 90th percentile) for the whole
 ``classify_cells`` call and its parts: input normalisation (shrink, white balance,
 tensor), the single onnxruntime run and the sheet-consistency step. The target is
-<= 15 ms per sheet on one core.
+<= 15 ms per sheet on one core. ``--model`` times another ONNX model than the committed one
+(a candidate; given several times, the models take turns sheet by sheet, so a busy machine
+slows them alike).
 Session creation is timed once, apart (it happens once per process).
 """
 
@@ -38,43 +40,53 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--mirror", action="store_true", help="also read mirrored cells and average")
+    ap.add_argument("--model", type=Path, action="append", help="ONNX model to time (repeatable)")
     args = ap.parse_args()
+    models = args.model or [classify.MODEL_PATH]
 
     sheets = []
     for seed in range(2_000_000, 2_000_000 + args.sheets):
         view, truth = synth.make_view(seed, "normal")
         sheets.append((cut_cells(view), LAYOUTS[truth["side"]]))
 
-    t0 = time.perf_counter()
-    sess = classify._session(classify.MODEL_PATH, args.threads)
-    print(f"session creation: {(time.perf_counter() - t0) * 1000:.1f} ms")
+    sessions = []
+    for path in models:
+        t0 = time.perf_counter()
+        sessions.append(classify._session(path, args.threads))
+        print(f"{path.name}: session creation {(time.perf_counter() - t0) * 1000:.1f} ms")
 
-    whole, prep, run, consist = [], [], [], []
+    times = {path: ([], [], [], []) for path in models}
     for _ in range(args.repeat):
         for crops, layout in sheets:
-            t0 = time.perf_counter()
-            classify.classify_cells(crops, layout, threads=args.threads, mirror=args.mirror)
-            whole.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            feed = model_inputs(crops, layout)
-            t1 = time.perf_counter()
-            logits, features = sess.run(None, feed)
-            t2 = time.perf_counter()
-            probs = classify.apply_layout_prior(classify._softmax(logits.astype(float)), layout)
-            t3 = time.perf_counter()
-            classify.sheet_consistency(probs, features.astype(float), layout)
-            consist.append(time.perf_counter() - t3)
-            prep.append(t1 - t0)
-            run.append(t2 - t1)
-    n = len(whole)
+            for path, sess in zip(models, sessions, strict=True):
+                whole, prep, run, consist = times[path]
+                t0 = time.perf_counter()
+                classify.classify_cells(
+                    crops, layout, model=path, threads=args.threads, mirror=args.mirror
+                )
+                whole.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                feed = model_inputs(crops, layout)
+                t1 = time.perf_counter()
+                logits, features = sess.run(None, feed)
+                t2 = time.perf_counter()
+                probs = classify.apply_layout_prior(classify._softmax(logits.astype(float)), layout)
+                t3 = time.perf_counter()
+                classify.sheet_consistency(probs, features.astype(float), layout)
+                consist.append(time.perf_counter() - t3)
+                prep.append(t1 - t0)
+                run.append(t2 - t1)
     mirror = ", mirror averaging" if args.mirror else ""
-    print(f"{n} sheet classifications, 121 cells each, {args.threads} thread(s){mirror}:")
-    print(f"  classify_cells      {_ms(whole)}")
-    print(f"  normalise inputs    {_ms(prep)}")
-    print(f"  onnxruntime run     {_ms(run)}")
-    print(f"  sheet consistency   {_ms(consist)}")
-    print(f"  per cell            {np.median(whole) * 1000 / 121:.3f} ms")
-    print(f"  target 15 ms: ratio {np.median(whole) * 1000 / 15:.2f}")
+    for path in models:
+        whole, prep, run, consist = times[path]
+        n = len(whole)
+        print(f"{path}: {n} sheet classifications, 121 cells, {args.threads} thread(s){mirror}:")
+        print(f"  classify_cells      {_ms(whole)}")
+        print(f"  normalise inputs    {_ms(prep)}")
+        print(f"  onnxruntime run     {_ms(run)}")
+        print(f"  sheet consistency   {_ms(consist)}")
+        print(f"  per cell            {np.median(whole) * 1000 / 121:.3f} ms")
+        print(f"  target 15 ms: ratio {np.median(whole) * 1000 / 15:.2f}")
 
 
 if __name__ == "__main__":

@@ -354,6 +354,7 @@ def train(
     init_state: dict | None = None,
     extra: float = 0.0,
     shadow: float = 0.0,
+    pool: str | None = None,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
@@ -362,17 +363,18 @@ def train(
     ``init_state`` (a state dict) starts from those weights instead of from scratch.
     ``mix_share`` of each batch are blends of two cells with blended targets (mixup), so
     the model learns to say "unsure" on crops that look like two things (what the review
-    flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s.
+    flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s; ``pool`` is the net's
+    (default :data:`models.net.POOL`).
     """
     import torch
     from torch import nn
 
-    from models.net import CellNet
+    from models.net import POOL, CellNet
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    model = CellNet()
+    model = CellNet(pool=pool or POOL)
     if init is not None:
         model.load_state_dict(torch.load(init, weights_only=True))
     if init_state is not None:
@@ -572,6 +574,9 @@ def main(argv: list[str] | None = None) -> None:
         "--sparse-sheets", type=int, default=200, help="blank and part-played views (SPARSE_SEED..)"
     )
     ap.add_argument("--view-version", help="reuse views cached from this synthesis version")
+    ap.add_argument(
+        "--pool", choices=("mean", "flat"), help="last map -> features (default models.net.POOL)"
+    )
     ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
     args = ap.parse_args(argv)
 
@@ -617,6 +622,7 @@ def main(argv: list[str] | None = None) -> None:
             init_state=state,
             extra=args.augment_extra,
             shadow=args.shadow_share,
+            pool=args.pool,
         )
         state = model.state_dict()
 
@@ -647,6 +653,7 @@ def main(argv: list[str] | None = None) -> None:
         "mix_share": args.mix_share,
         "augment_extra": args.augment_extra,
         "shadow_share": args.shadow_share,
+        "pool": model.pool,
         "seed": args.seed,
         "render_seconds": round(t_data),
         "total_seconds": round(time.perf_counter() - t0),

@@ -1,0 +1,80 @@
+"""The cell network (models.net, training only): shapes, both poolings, the ONNX export."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")  # the [train] extra
+
+from models.net import LAYERS, CellNet, export_onnx, output_side  # noqa: E402
+from scanner.normalize import CLASSES, FEATURES_OUTPUT, INPUT_PX  # noqa: E402
+
+
+def test_output_side_is_the_last_conv_maps_side():
+    for layers in (LAYERS, ((8, 2), "P", (8, 1)), ((8, 1), (8, 2), "P", "P")):
+        net = CellNet(layers).eval()
+        maps = net.features(torch.zeros(1, 3, INPUT_PX, INPUT_PX))
+        assert maps.shape[-1] == maps.shape[-2] == output_side(layers)
+
+
+@pytest.mark.parametrize("pool", ["mean", "flat"])
+def test_both_poolings_give_logits_and_features_per_cell(pool):
+    net = CellNet(pool=pool).eval()
+    x = torch.rand(5, 3, INPUT_PX, INPUT_PX)
+    ruins = torch.tensor([[0.0], [1.0], [0.0], [1.0], [0.0]])
+    with torch.no_grad():
+        logits = net(x, ruins)
+        feats = net.embed(x, ruins)
+    assert logits.shape == (5, len(CLASSES))
+    assert feats.shape == (5, LAYERS[-1][0])
+    # The head reads the features (no dropout in eval mode).
+    torch.testing.assert_close(net.head(feats), logits)
+
+
+def test_mean_pooling_keeps_the_committed_weights_layout():
+    """Weights saved before the pooling option existed still load into the default net."""
+    keys = set(CellNet().state_dict())
+    assert not any(k.startswith("squeeze.") for k in keys)
+    assert {k for k in CellNet(pool="flat").state_dict()} - keys == {
+        "squeeze.weight",
+        "squeeze.bias",
+    }
+
+
+def test_flat_pooling_sees_where_in_the_cell_the_ink_is():
+    """Mean pooling of the last map cannot tell ink in the middle from the same ink moved
+    to the margin when the receptive fields see both alike; the flat read-out has a
+    weight per place. Checked on the read-out alone with a constructed map."""
+    net = CellNet(pool="flat").eval()
+    side = output_side()
+    middle = torch.zeros(1, LAYERS[-1][0], side, side)
+    middle[0, :, side // 2, side // 2] = 1.0
+    corner = torch.zeros_like(middle)
+    corner[0, :, 0, 0] = 1.0
+    assert middle.mean() == corner.mean()
+    assert not torch.allclose(net.squeeze(middle.flatten(1)), net.squeeze(corner.flatten(1)))
+
+
+def test_pool_must_be_known():
+    with pytest.raises(ValueError):
+        CellNet(pool="max")
+
+
+@pytest.mark.parametrize("pool", ["mean", "flat"])
+def test_export_matches_torch_and_exports_the_features_the_head_reads(pool, tmp_path: Path):
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    net = CellNet(pool=pool)
+    path = tmp_path / "net.onnx"
+    export_onnx(net, str(path))
+    x = np.random.default_rng(1).random((3, 3, INPUT_PX, INPUT_PX), np.float32)
+    ruins = np.array([[0], [1], [0]], np.float32)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    logits, feats = sess.run(["logits", FEATURES_OUTPUT], {"image": x, "ruins": ruins})
+    with torch.no_grad():
+        want = net(torch.from_numpy(x), torch.from_numpy(ruins)).numpy()
+        want_feats = net.embed(torch.from_numpy(x), torch.from_numpy(ruins)).numpy()
+    np.testing.assert_allclose(logits, want, atol=1e-4)
+    np.testing.assert_allclose(feats, want_feats, atol=1e-4)
