@@ -1,12 +1,17 @@
 """Measure cell reading on rendered sheets never used in training.
 
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
-[--model PATH [--model PATH ...]] [--no-consistency] [--difficulty normal hard]``
+[--model PATH [--model PATH ...]] [--no-consistency] [--difficulty normal hard]
+[--scan-cache DIR]``
 (``--difficulty``: only the sheets of these difficulties, the same seeds as in a full run;
 ``--model``: read with another ONNX model than the committed one; given several times,
 every model reads the very same scans and gets its own table; ``--no-consistency``:
 without re-scoring doubtful cells by the sheet's own drawings,
-``scanner.classify.sheet_consistency``)
+``scanner.classify.sheet_consistency``; ``--scan-cache DIR``: keep each photo's scan
+there and reuse it when asked for the same seed and difficulty again, so the rendering and
+scanning can be done ahead, e.g. while a model trains, and a later run compares models on
+the very same scans; delete the folder after a scanner change; ``--scan-only`` fills the
+cache and reads nothing)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -49,7 +54,38 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def measure_one(job: tuple[int, str, str, bool, list[str | None], bool]) -> list[dict]:
+def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
+    """``(scan, view, truth, scan_seconds)`` for one seed, from ``cache`` when it is there."""
+    import pickle
+
+    from models import synth
+
+    path = Path(cache) / f"{mode}-{difficulty}-{seed}.pkl" if cache else None
+    if path is not None and path.is_file():
+        return pickle.loads(path.read_bytes())
+    scan = view = None
+    if mode == "photo":
+        from scanner.pipeline import scan_photo
+
+        photo, truth = synth.make_photo(seed, difficulty)
+        t0 = time.perf_counter()
+        scan = scan_photo(photo)
+        scan_seconds = time.perf_counter() - t0
+    else:
+        view, truth = synth.make_view(seed, difficulty)
+        scan_seconds = 0.0
+    out = (scan, view, truth, scan_seconds)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(out))
+        tmp.replace(path)
+    return out
+
+
+def measure_one(
+    job: tuple[int, str, str, bool, list[str | None], bool, str | None],
+) -> list[dict]:
     """Render one sheet and read it with each model; per model, what was right and flagged.
 
     The photo is rendered and scanned once; every model classifies the same scan.
@@ -57,25 +93,16 @@ def measure_one(job: tuple[int, str, str, bool, list[str | None], bool]) -> list
     import cv2
 
     cv2.setNumThreads(1)
-    from models import synth
     from scanner import classify
 
-    seed, difficulty, mode, mirror, models, consistency = job
+    seed, difficulty, mode, mirror, models, consistency, cache = job
     classify.set_mirror(mirror)
     classify.set_consistency(consistency)
     default_model = classify.MODEL_PATH
-    scan = view = None
     try:
-        if mode == "photo":
-            from scanner.pipeline import scan_photo
-
-            photo, truth = synth.make_photo(seed, difficulty)
-            t0 = time.perf_counter()
-            scan = scan_photo(photo)
-            scan_seconds = time.perf_counter() - t0
-        else:
-            view, truth = synth.make_view(seed, difficulty)
-            scan_seconds = 0.0
+        scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
+        if not models:  # --scan-only
+            return []
     except Exception as e:  # a failed read is a measured outcome
         trace = traceback.format_exc(limit=3)
         failed = f"{type(e).__name__}: {e}"
@@ -200,6 +227,8 @@ def main() -> None:
         action="append",
         help="ONNX model to read with (default: committed); repeat to compare on the same scans",
     )
+    ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
+    ap.add_argument("--scan-only", action="store_true", help="fill --scan-cache, read nothing")
     ap.add_argument(
         "--no-consistency", action="store_true", help="classify_cells without sheet consistency"
     )
@@ -221,9 +250,14 @@ def main() -> None:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
     models = [str(m.resolve()) for m in args.model] if args.model else [None]
+    if args.scan_only:
+        if not args.scan_cache:
+            ap.error("--scan-only needs --scan-cache")
+        models = []
     consistency = not args.no_consistency
+    cache = str(args.scan_cache) if args.scan_cache else None
     jobs = [
-        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, consistency)
+        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, consistency, cache)
         for i, s in enumerate(seeds)
         if DIFFICULTIES[i % 3] in args.difficulty
     ]
@@ -235,6 +269,8 @@ def main() -> None:
         results = [measure_one(j) for j in jobs]
     elapsed = time.perf_counter() - t0
     everything = [row for sheet in results for row in sheet]
+    if not models:
+        print(f"scanned {len(jobs)} sheets into {cache} in {elapsed:.0f} s")
     for model in models:
         if len(models) > 1:
             print(f"\n=== model {model} ===")
