@@ -169,11 +169,12 @@ def test_coins_are_read_where_the_band_lies_not_where_it_is_printed(shift):
     assert abs(np.mean([y for _, y in reading.centres]) - (printed_y + shift * px)) < 0.06 * px
 
 
-def test_a_band_darker_at_its_end_than_its_coins_does_not_pass_for_marks():
+@pytest.mark.parametrize("coins", [0, 4])
+def test_a_band_darker_at_its_end_than_its_coins_does_not_pass_for_marks(coins):
     # Seen on a photo of the real blank print: towards the track's end the band
-    # (and paper) darken while the coins stay bright, so against the band's light
+    # darkens by 10-20 % while the coins stay bright, so against the band's light
     # the last coins look brighter than the rest, which then read as marked.
-    scan = scan_photo(_photo("A", coins=0)[0])
+    scan = scan_photo(_photo("A", coins=coins)[0])
     view = scan.view.copy()
     centres = np.array(read_coin_track(view).centres)
     px = g.CANON_PX_PER_CELL
@@ -182,9 +183,9 @@ def test_a_band_darker_at_its_end_than_its_coins_does_not_pass_for_marks():
     for x, y in centres:
         on_coin |= np.hypot(xx - x, yy - y) <= 1.1 * g.COIN_RADIUS * px
     end = (np.abs(yy - centres[:, 1].mean()) < 0.6 * px) & (xx > centres[-3, 0] - 0.5 * px)
-    view[end & ~on_coin] = (view[end & ~on_coin] * 0.93).astype(np.uint8)
+    view[end & ~on_coin] = (view[end & ~on_coin] * 0.85).astype(np.uint8)
     reading = read_coin_track(view)
-    assert reading.count == 0 or reading.confidence < 0.5, reading
+    assert reading.count == coins, reading
 
 
 def test_read_photo_gives_a_sheet_for_the_detected_side(tmp_path):
