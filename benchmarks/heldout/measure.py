@@ -9,7 +9,10 @@ tuning), writes them as JPEG files (some EXIF-turned), and runs
     python -m benchmarks.heldout.measure --n 60 --difficulty normal hard --contact /tmp/heldout.png
 
 ``--model PATH`` reads with another cell model; repeated, every model reads the very same
-scans and gets its own figures.
+scans and gets its own figures. ``--scan-cache DIR`` keeps each photo's scan there and
+reuses it for the same photo later (scan ahead while a model trains, compare models later
+on the very same scans; delete it after a scanner change); with ``--render-only`` it
+also scans.
 
 Figures printed per difficulty: grid found (every cell centre within 10 % of a
 cell of the truth lattice, whatever the turn) and within 25 % (still readable);
@@ -66,20 +69,43 @@ def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
     return path, truth
 
 
-def measure_one(job: tuple[str, int, str, list[str | None]]) -> list[dict]:
+def _scan(path: Path, seed: int, difficulty: str, cache: str | None):
+    """``(scan or None, milliseconds)`` for one photo file, from ``cache`` when it is there."""
+    import pickle
+
+    from scanner.errors import SheetNotFound
+    from scanner.pipeline import scan_photo
+
+    kept = Path(cache) / f"{difficulty}_{seed}.pkl" if cache else None
+    if kept is not None and kept.is_file():
+        return pickle.loads(kept.read_bytes())
+    start = time.perf_counter()
+    try:
+        scan = scan_photo(path)
+    except SheetNotFound:
+        scan = None
+    out = (scan, (time.perf_counter() - start) * 1000)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(out))
+        tmp.replace(kept)
+    return out
+
+
+def measure_one(job: tuple) -> list[dict]:
     """Render (or reuse) one photo, run the pipeline on its file, compare with the truth.
 
     The job's last item lists the ONNX cell models to read with (None: the committed
     one); the photo is scanned once and every model reads that same scan (one result each).
     """
-    folder, seed, difficulty, models = job
+    folder, seed, difficulty, models, *rest = job
+    cache = rest[0] if rest else None
     import cv2
 
     cv2.setNumThreads(1)
     from scanner import classify
     from scanner.classify import set_threads
-    from scanner.errors import SheetNotFound
-    from scanner.pipeline import scan_photo
 
     set_threads(1)
     path, truth = render_one((folder, seed, difficulty))
@@ -102,13 +128,10 @@ def measure_one(job: tuple[str, int, str, list[str | None]]) -> list[dict]:
             "jpeg_quality",
         )
     }
-    start = time.perf_counter()
-    try:
-        scan = scan_photo(path)
-    except SheetNotFound:
-        out["ms"] = (time.perf_counter() - start) * 1000
+    scan, scan_ms = _scan(path, seed, difficulty, cache)
+    if scan is None:
+        out["ms"] = scan_ms
         return [dict(out, model=m) for m in models]
-    scan_ms = (time.perf_counter() - start) * 1000
     tl = np.array(truth["lattice"], float)
     lat = np.asarray(scan.lattice, float)
     errs = [centre_error(_turned(lat, k), tl) for k in range(4)]
@@ -289,8 +312,10 @@ def main(argv=None) -> None:
         action="append",
         help="cell model (default: committed); repeat to compare on the same scans",
     )
+    ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
     args = ap.parse_args(argv)
     models = [str(m.resolve()) for m in args.model] if args.model else [None]
+    cache = str(args.scan_cache) if args.scan_cache else None
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.render_only:
         jobs = [
@@ -299,10 +324,15 @@ def main(argv=None) -> None:
         with ProcessPoolExecutor(max(1, args.workers)) as pool:
             for path, _truth in pool.map(render_one, jobs):
                 print(path)
+        if cache:
+            scans = [(str(args.folder), s, d, [], cache) for _, s, d in jobs]
+            with ProcessPoolExecutor(max(1, args.workers)) as pool:
+                list(pool.map(measure_one, scans))
+            print(f"scanned {len(scans)} photos into {cache}")
         return
     everything = {}
     for difficulty in args.difficulty:
-        jobs = [(str(args.folder), args.seed + i, difficulty, models) for i in range(args.n)]
+        jobs = [(str(args.folder), args.seed + i, difficulty, models, cache) for i in range(args.n)]
         t0 = time.perf_counter()
         if args.workers > 1:
             with ProcessPoolExecutor(args.workers) as pool:
