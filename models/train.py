@@ -3,7 +3,13 @@
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
 (session 9: 14 minutes of training on this 2-core machine with nothing else running,
 the rendered cells taken from the cache; rendering them afresh took 12-15 minutes in
-earlier runs; ``training`` in the metrics file). Two built-in phases: ``--steps``
+earlier runs; ``training`` in the metrics file). Session 12 found that the committed
+model reads its own training cells no better than the validation photos (normal photos
+98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
+14 (``--steps 4400 --fine-steps 3600``, and ``--pool flat``, :mod:`models.net`) read
+fewer cells wrong on the tune photos but are surer when wrong (fewer misread cells
+flagged for review); neither is the default (README "Cell classifier", session 12).
+Two built-in phases: ``--steps``
 batches from scratch on canonical views (``make_view``), then ``--fine-steps`` batches at
 ``--fine-lr`` on the views plus photos read by the scanner itself (``make_photo`` +
 ``scan_photo``). ``--sparse-sheets N`` (200 by default) adds N views of blank and
