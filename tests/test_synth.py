@@ -269,3 +269,26 @@ def test_view_lattice_is_close_to_the_canonical_positions():
     err = np.abs(lat - ideal)
     assert err.max() < 0.15 * g.CANON_PX_PER_CELL  # a few percent of a cell at most
     assert err.max() > 0.0  # but never exactly aligned: the residual misalignment
+
+
+def test_the_coin_band_darkens_towards_its_ends_and_the_coins_do_not():
+    """SHEET.md's coin track as printed: on photos of the real print the band's light
+    falls by 10-20 % at the last coin while the coins stay as bright as the middle ones
+    (the coin reader must not take that for marks); copies differ in how much."""
+    band_falls, coin_falls = [], []
+    for seed in range(8):
+        img, _, cv, pr = render_template("AB"[seed % 2], 40, np.random.default_rng(seed))
+        grey = _grey(img)
+        band, coin = [], []
+        for i in (6, 13):
+            x, y = print_xy(pr, *g.coin_center(i))
+            beside = [(x + dx, y + dy) for dx in (-0.1, 0.0, 0.1) for dy in (-0.26, 0.26)]
+            band.append(np.median(_sample(grey, cv.px(beside))))
+            x0, y0 = cv.px((x - 0.12, y - 0.12)).astype(int)
+            x1, y1 = cv.px((x + 0.12, y + 0.12)).astype(int)
+            coin.append(np.percentile(grey[y0:y1, x0:x1], 90))
+        band_falls.append(1 - band[1] / band[0])
+        coin_falls.append(1 - coin[1] / coin[0])
+    assert max(band_falls) > 0.1, band_falls
+    assert min(band_falls) > -0.04, band_falls  # mottled a little, never lighter at the end
+    assert max(np.abs(coin_falls)) < 0.04, coin_falls
