@@ -13,9 +13,10 @@ figures come from seeds 112000-112199 (and 110000-110199), never used while
 tuning; seeds 100000-100199 gave an earlier stop's figures and a few of them were
 looked at while debugging the coin reading. Since then a few photos of
 110000+ and 112000+ were looked at to explain misses. Later sessions used
-114000+ to 140000+ (even thousands; 132000+, 136000+ and 140000+ were looked at
-to make changes or explain misses; 138000+ and 140000+ gave session 11's
-figures): use 142000+ next. Each
+114000+ to 142000+ (even thousands; 132000+, 136000+, 138000+ and 140000+ were
+looked at to make changes or explain misses; 138000+ and 140000+ gave session
+11's figures, 142000+ session 12's, then a few of its photos were looked at);
+144000+ is the pipeline's (measure_pipeline.py): use 146000+ next. Each
 difficulty also reports the photos whose sheet covers at least 30 % of the frame
 (SHEET.md's range) apart.
 """
