@@ -13,7 +13,7 @@ from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
-from scanner.coins import _row_fit, locate_coins, read_coin_track, split_marks
+from scanner.coins import _row_fit, coin_marks, locate_coins, read_coin_track, split_marks
 from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import (
     _limit_local,
@@ -366,3 +366,18 @@ def test_no_coin_read_where_faint_marks_nearly_split_is_uncertain():
     assert count == 0 and confidence < 0.5
     count, confidence = split_marks(np.full(14, 0.001))
     assert count == 0 and confidence > 0.9
+
+
+def test_a_coin_lit_a_little_less_reads_unmarked_but_one_scribbled_all_over_stays_marked():
+    """Each coin is brightened to the reference's light by a fifth at most: the real
+    print's band darkens 10-20 % towards its end while the coins keep their light, so
+    coins can look that much darker against the band; a dense scribble darkens more."""
+    rng = np.random.default_rng(0)
+    face = 0.8 + 0.2 * rng.random(200)  # a printed coin's pixels, light divided out
+    discs = np.repeat(face[None, None, :], 14, axis=0)  # (14 coins, 1 shift, 200 px)
+    discs[1] *= 0.88  # in less light than the band says
+    discs[0] *= 0.55  # scribbled over: even its brightest pixels darkened
+    marks = coin_marks(discs)
+    assert marks[1] < 0.005
+    assert marks[0] > 0.1
+    assert split_marks(marks)[0] == 1
