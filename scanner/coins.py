@@ -160,11 +160,16 @@ def coin_marks(
     if unmarked is None:
         unmarked = np.argsort(centred.mean(axis=1))[-_REFERENCE_COINS:]
     reference = np.median(centred[unmarked], axis=0)
+    gain = np.ones(len(discs), np.float32)
     if own_light:
         top = np.percentile(centred, _OWN_LIGHT_PERCENTILE, axis=1)
         ratio = np.percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
-        discs = discs * np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT)[:, None, None]
-    return np.maximum(reference - discs, 0).mean(axis=2).min(axis=1)
+        gain = np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT).astype(np.float32)
+    # max(reference - gain * disc, 0) = gain * max(reference / gain - disc, 0): one
+    # temporary array of the discs' size instead of three.
+    diff = (reference / gain[:, None])[:, None, :] - discs
+    np.maximum(diff, 0, out=diff)
+    return diff.mean(axis=2).min(axis=1) * gain
 
 
 def locate_coins(grey: np.ndarray, radius: float, band: np.ndarray | None = None) -> np.ndarray:
