@@ -56,31 +56,25 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
 
 def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
     """``(scan, view, truth, scan_seconds)`` for one seed, from ``cache`` when it is there."""
-    import pickle
-
+    from benchmarks.rendered import kept_in
     from models import synth
 
-    path = Path(cache) / f"{mode}-{difficulty}-{seed}.pkl" if cache else None
-    if path is not None and path.is_file():
-        return pickle.loads(path.read_bytes())
-    scan = view = None
-    if mode == "photo":
-        from scanner.pipeline import scan_photo
+    def render_and_scan():
+        scan = view = None
+        if mode == "photo":
+            from scanner.pipeline import scan_photo
 
-        photo, truth = synth.make_photo(seed, difficulty)
-        t0 = time.perf_counter()
-        scan = scan_photo(photo)
-        scan_seconds = time.perf_counter() - t0
-    else:
-        view, truth = synth.make_view(seed, difficulty)
-        scan_seconds = 0.0
-    out = (scan, view, truth, scan_seconds)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps(out))
-        tmp.replace(path)
-    return out
+            photo, truth = synth.make_photo(seed, difficulty)
+            t0 = time.perf_counter()
+            scan = scan_photo(photo)
+            scan_seconds = time.perf_counter() - t0
+        else:
+            view, truth = synth.make_view(seed, difficulty)
+            scan_seconds = 0.0
+        return scan, view, truth, scan_seconds
+
+    path = Path(cache) / f"{mode}-{difficulty}-{seed}.pkl" if cache else None
+    return kept_in(path, render_and_scan)
 
 
 def measure_one(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -21,6 +22,20 @@ def add_render_args(parser: argparse.ArgumentParser, n: int, seed: int) -> None:
     parser.add_argument("--difficulty", nargs="+", default=["clean", "normal", "hard"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--dir", help="keep the photos here (default: a temporary folder)")
+
+
+def kept_in(path: Path | None, compute: Callable[[], object]):
+    """``compute()``, pickled into ``path`` (written whole or not at all), or read back
+    from it when an earlier run left it there. ``path`` None: just ``compute()``."""
+    if path is not None and path.is_file():
+        return pickle.loads(path.read_bytes())
+    out = compute()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(out))
+        tmp.replace(path)
+    return out
 
 
 def rendered_sample(folder: str, seed: int, difficulty: str) -> tuple[Path, dict]:

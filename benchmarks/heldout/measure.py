@@ -71,26 +71,19 @@ def render_one(job: tuple[str, int, str]) -> tuple[Path, dict]:
 
 def _scan(path: Path, seed: int, difficulty: str, cache: str | None):
     """``(scan or None, milliseconds)`` for one photo file, from ``cache`` when it is there."""
-    import pickle
-
+    from benchmarks.rendered import kept_in
     from scanner.errors import SheetNotFound
     from scanner.pipeline import scan_photo
 
-    kept = Path(cache) / f"{difficulty}_{seed}.pkl" if cache else None
-    if kept is not None and kept.is_file():
-        return pickle.loads(kept.read_bytes())
-    start = time.perf_counter()
-    try:
-        scan = scan_photo(path)
-    except SheetNotFound:
-        scan = None
-    out = (scan, (time.perf_counter() - start) * 1000)
-    if kept is not None:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        tmp = kept.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps(out))
-        tmp.replace(kept)
-    return out
+    def scan():
+        start = time.perf_counter()
+        try:
+            found = scan_photo(path)
+        except SheetNotFound:
+            found = None
+        return found, (time.perf_counter() - start) * 1000
+
+    return kept_in(Path(cache) / f"{difficulty}_{seed}.pkl" if cache else None, scan)
 
 
 def measure_one(job: tuple) -> list[dict]:
