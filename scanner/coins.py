@@ -50,13 +50,13 @@ _MIN_NOISE = 0.0025
 # on a blank track. 0.2 covers that; a scribble that darkens even a coin's brightest
 # pixels stays marked. Chosen on 1493 tuning photos (seeds 300000+, 301000+, synthesis
 # 13-15): 41 -> 36 wrong counts, and the blank print reads 0 on both sides.
+_OWN_LIGHT_LIMIT = 0.2
+_OWN_LIGHT_PERCENTILE = 98
 # When the coins a reading calls unmarked have their middles darker than their rings
 # (median over them), they are most likely all marked (a full track of faint marks
 # reads 0): the count is then given with low confidence. On 2798 tuning tracks this
 # flagged 2 of the 9 unflagged wrong counts and no right one (at -0.03: 2 and 3).
 _HIDDEN_RING = -0.05
-_OWN_LIGHT_LIMIT = 0.2
-_OWN_LIGHT_PERCENTILE = 98
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
 
 def ring_contrast(discs: np.ndarray, radius: float) -> np.ndarray:
     """Per coin, how much brighter its middle is than its printed ring (light divided
-    out; unshifted cut of :func:`coin_discs`). About 0.18 on a clear printed coin;
+    out; unshifted cut of :func:`coin_discs`). About 0.13 to 0.18 on a clear printed coin;
     below zero when a mark covers the middle."""
     half = int(np.ceil(1.3 * radius))
     r = _disc_radii(half, radius)
