@@ -23,8 +23,9 @@ from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT
 from scanner.sheet import Review
 from scoring.layouts import SIZE, Layout, space_name
 
-#: The committed model.
-MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.onnx"
+#: The committed model the scanner runs: the 8-bit copy of the trained ``models/cells.onnx``
+#: (:mod:`models.quantize`; the same readings at about half the model time).
+MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.int8.onnx"
 #: Review a cell when its chosen class has less than this probability ...
 REVIEW_MIN_PROB = 0.99
 #: ... or when the runner-up is within this much of it.
@@ -359,7 +360,7 @@ def classify_cells(
     crops : (121, 96, 96, 3) uint8 array
         BGR crops from :func:`scanner.cells.cut_cells`, row-major.
     layout : the printed side, which fixes mountains, wasteland and ruins.
-    model : an ONNX model file; default the committed ``models/cells.onnx``.
+    model : an ONNX model file; default :data:`MODEL_PATH`.
     threads : onnxruntime threads for this call; default :func:`set_threads`'s value.
     min_prob, min_margin : review thresholds (see :func:`review_cells`).
     mirror : also read the mirrored cells and average; default :func:`set_mirror`'s value.
