@@ -430,6 +430,10 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     gap = marks[:n].min() - right.max()
     low, high = _median(right), _median(marks[:n])
     place = (marks - low) / max(high - low, 1e-9)
-    between = float(np.max(np.minimum(place, 1 - place)))
+    # Marks run from the left without gaps, so a coin left of a clearer marked one is
+    # marked as surely as that one (a lighter stroke among the first coins is no doubt).
+    # Any coin on the unmarked side that is halfway dark still is one.
+    sure = np.concatenate([np.maximum.accumulate(place[:n][::-1])[::-1], place[n:]])
+    between = float(np.max(np.minimum(sure, 1 - sure)))
     confidence = min(0.5 + gap / step, 1 - (between - _CLEAR_OF_GROUPS) / 0.5)
     return n, float(np.clip(confidence, 0.0, 1.0))

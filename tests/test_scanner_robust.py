@@ -330,6 +330,18 @@ def test_marks_fading_between_the_groups_leave_the_coin_count_uncertain():
     assert count == 10 and confidence > 0.8
 
 
+def test_a_lighter_mark_among_the_first_coins_leaves_the_count_sure():
+    """Marks run from the left, so a lighter stroke followed by darker marked coins is
+    no doubt (marks recorded on tuning photo 300011, flagged at 0.44 before); the same
+    light coin where the groups meet still is."""
+    first = [0.08, 0.14, 0.17, 0.18, 0.17, 0.21]
+    unmarked = [0.01, 0.02, 0.02, 0.02, 0.02, 0.03, 0.02, 0.01]
+    count, confidence = split_marks(np.array(first + unmarked))
+    assert count == 6 and confidence >= 0.5
+    count, confidence = split_marks(np.array(first[1:] + first[:1] + unmarked))
+    assert confidence < 0.5
+
+
 def test_row_medians_over_the_used_pieces_match_nanmedian():
     """The line-course fit's typical offset: the median of each row's used pieces."""
     from scanner.lattice import _median_where
