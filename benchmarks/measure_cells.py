@@ -11,7 +11,9 @@ without re-scoring doubtful cells by the sheet's own drawings,
 there and reuse it when asked for the same seed and difficulty again, so the rendering and
 scanning can be done ahead, e.g. while a model trains, and a later run compares models on
 the very same scans; delete the folder after a scanner change; ``--scan-only`` fills the
-cache and reads nothing)
+cache and reads nothing; a ``--model`` given as ``PATH@MIN_PROB,MIN_MARGIN`` flags cells for
+review with these thresholds instead of ``scanner.classify``'s, so the same model can be
+measured with two review rules in one run)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -31,6 +33,7 @@ A sheet the scanner fails on counts as 121 wrong cells. Test seeds start at 3,00
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -77,6 +80,44 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
     return kept_in(path, render_and_scan)
 
 
+def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
+    """``PATH`` or ``PATH@MIN_PROB,MIN_MARGIN`` -> the model and its review thresholds."""
+    if spec is None:
+        return None, None
+    path, _, review = spec.partition("@")
+    if not review:
+        return Path(path), None
+    min_prob, min_margin = (float(v) for v in review.split(","))
+    return Path(path), (min_prob, min_margin)
+
+
+def resolve_spec(spec: str) -> str:
+    """The spec with its model path made absolute (worker processes may run elsewhere)."""
+    path, _, review = spec.partition("@")
+    return str(Path(path).resolve()) + (f"@{review}" if review else "")
+
+
+_CLASSIFY_CELLS = None
+
+
+def use_model(spec: str | None) -> None:
+    """Make ``scanner.pipeline`` read with this model spec (None: the committed model)."""
+    from scanner import classify
+
+    global _CLASSIFY_CELLS
+    if _CLASSIFY_CELLS is None:
+        _CLASSIFY_CELLS = classify.classify_cells
+        _CLASSIFY_CELLS.default_model = classify.MODEL_PATH
+    path, review = model_spec(spec)
+    classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
+    if review is None:
+        classify.classify_cells = _CLASSIFY_CELLS
+    else:
+        classify.classify_cells = functools.partial(
+            _CLASSIFY_CELLS, min_prob=review[0], min_margin=review[1]
+        )
+
+
 def measure_one(
     job: tuple[int, str, str, bool, list[str | None], bool, str | None],
 ) -> list[dict]:
@@ -92,7 +133,6 @@ def measure_one(
     seed, difficulty, mode, mirror, models, consistency, cache = job
     classify.set_mirror(mirror)
     classify.set_consistency(consistency)
-    default_model = classify.MODEL_PATH
     try:
         scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
         if not models:  # --scan-only
@@ -113,7 +153,7 @@ def measure_one(
         ]
     rows = []
     for model in models:
-        classify.MODEL_PATH = Path(model) if model else default_model
+        use_model(model)
         rows.append(_read(seed, difficulty, model, scan, view, truth, scan_seconds))
     return rows
 
@@ -217,9 +257,9 @@ def main() -> None:
     ap.add_argument("--mirror", action="store_true", help="classify_cells with mirror averaging")
     ap.add_argument(
         "--model",
-        type=Path,
         action="append",
-        help="ONNX model to read with (default: committed); repeat to compare on the same scans",
+        help="ONNX model to read with (default: committed), optionally @MIN_PROB,MIN_MARGIN "
+        "review thresholds; repeat to compare on the same scans",
     )
     ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
     ap.add_argument("--scan-only", action="store_true", help="fill --scan-cache, read nothing")
@@ -243,7 +283,7 @@ def main() -> None:
         except ImportError:
             mode = "view"
     seeds = range(args.first_seed, args.first_seed + args.sheets)
-    models = [str(m.resolve()) for m in args.model] if args.model else [None]
+    models = [resolve_spec(m) for m in args.model] if args.model else [None]
     if args.scan_only:
         if not args.scan_cache:
             ap.error("--scan-only needs --scan-cache")

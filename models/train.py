@@ -361,6 +361,7 @@ def train(
     extra: float = 0.0,
     shadow: float = 0.0,
     pool: str | None = None,
+    label_smoothing: float = 0.02,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
@@ -370,7 +371,9 @@ def train(
     ``mix_share`` of each batch are blends of two cells with blended targets (mixup), so
     the model learns to say "unsure" on crops that look like two things (what the review
     flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s; ``pool`` is the net's
-    (default :data:`models.net.POOL`).
+    (default :data:`models.net.POOL`). ``label_smoothing`` moves that share of each
+    target's weight evenly onto all classes (torch's ``CrossEntropyLoss``), so the model
+    is rarely near-certain, wrong readings included.
     """
     import torch
     from torch import nn
@@ -387,7 +390,7 @@ def train(
         model.load_state_dict(init_state)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
     weights = _sampling_weights(data)
     val_x = torch.from_numpy(to_tensor(val.images))
     val_r = torch.from_numpy(val.ruins)
@@ -583,6 +586,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--pool", choices=("mean", "flat"), help="last map -> features (default models.net.POOL)"
     )
+    ap.add_argument(
+        "--label-smoothing",
+        type=float,
+        default=0.02,
+        help="share of each target spread over all classes (calibration)",
+    )
     ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
     args = ap.parse_args(argv)
 
@@ -629,6 +638,7 @@ def main(argv: list[str] | None = None) -> None:
             extra=args.augment_extra,
             shadow=args.shadow_share,
             pool=args.pool,
+            label_smoothing=args.label_smoothing,
         )
         state = model.state_dict()
 
@@ -660,6 +670,7 @@ def main(argv: list[str] | None = None) -> None:
         "augment_extra": args.augment_extra,
         "shadow_share": args.shadow_share,
         "pool": model.pool,
+        "label_smoothing": args.label_smoothing,
         "seed": args.seed,
         "render_seconds": round(t_data),
         "total_seconds": round(time.perf_counter() - t0),

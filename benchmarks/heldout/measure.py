@@ -9,10 +9,11 @@ tuning), writes them as JPEG files (some EXIF-turned), and runs
     python -m benchmarks.heldout.measure --n 60 --difficulty normal hard --contact /tmp/heldout.png
 
 ``--model PATH`` reads with another cell model; repeated, every model reads the very same
-scans and gets its own figures. ``--scan-cache DIR`` keeps each photo's scan there and
-reuses it for the same photo later (scan ahead while a model trains, compare models later
-on the very same scans; delete it after a scanner change); with ``--render-only`` it
-also scans.
+scans and gets its own figures (``PATH@MIN_PROB,MIN_MARGIN``: with these review
+thresholds, as in ``benchmarks/measure_cells.py``). ``--scan-cache DIR`` keeps each
+photo's scan there and reuses it for the same photo later (scan ahead while a model
+trains, compare models later on the very same scans; delete it after a scanner change);
+with ``--render-only`` it also scans.
 
 Figures printed per difficulty: grid found (every cell centre within 10 % of a
 cell of the truth lattice, whatever the turn) and within 25 % (still readable);
@@ -32,6 +33,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.measure_cells import resolve_spec
 
 TOLERANCE = 0.10  # cells: "grid found"
 READABLE = 0.25  # cells: a looser fit whose cells are still cut well enough to read
@@ -97,7 +100,7 @@ def measure_one(job: tuple) -> list[dict]:
     import cv2
 
     cv2.setNumThreads(1)
-    from scanner import classify
+    from benchmarks.measure_cells import use_model
     from scanner.classify import set_threads
 
     set_threads(1)
@@ -134,10 +137,9 @@ def measure_one(job: tuple) -> list[dict]:
     out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
-    default_model = classify.MODEL_PATH
     rows = []
     for model in models:
-        classify.MODEL_PATH = Path(model) if model else default_model
+        use_model(model)
         rows.append(_read(dict(out, model=model), scan, truth, scan_ms))
     return rows
 
@@ -301,13 +303,13 @@ def main(argv=None) -> None:
     ap.add_argument("--render-only", action="store_true", help="render the photos, scan nothing")
     ap.add_argument(
         "--model",
-        type=Path,
         action="append",
-        help="cell model (default: committed); repeat to compare on the same scans",
+        help="cell model (default: committed), optionally @MIN_PROB,MIN_MARGIN review "
+        "thresholds; repeat to compare on the same scans",
     )
     ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
     args = ap.parse_args(argv)
-    models = [str(m.resolve()) for m in args.model] if args.model else [None]
+    models = [resolve_spec(m) for m in args.model] if args.model else [None]
     cache = str(args.scan_cache) if args.scan_cache else None
     args.folder.mkdir(parents=True, exist_ok=True)
     if args.render_only:
