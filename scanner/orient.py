@@ -61,8 +61,13 @@ def mountain_map(canvas: np.ndarray) -> np.ndarray:
 
 
 def coin_track_score(canvas: np.ndarray) -> float:
-    """How strongly a row of coins with the printed pitch shows below the grid (0..1)."""
-    grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    """How strongly a row of coins with the printed pitch shows below the grid (0..1).
+
+    ``canvas`` is a feature canvas, or its grey image as a 2-D array.
+    """
+    grey = (canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)).astype(
+        np.float32
+    )
     y0 = int(round((g.COIN_Y - 0.12 + _MARGIN) * _PX))
     y1 = int(round((g.COIN_Y + 0.12 + _MARGIN) * _PX))
     first = g.COIN_FIRST_X - g.COIN_SPACING / 2
@@ -127,7 +132,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     if side not in ("auto", "A", "B"):
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     mountains = mountain_map(canvas)
-    coins = [coin_track_score(np.rot90(canvas, k)) for k in range(4)]
+    grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)  # once, then turned
+    coins = [coin_track_score(np.rot90(grey, k)) for k in range(4)]
     ink = cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth = line_warmth(canvas)
