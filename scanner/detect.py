@@ -73,6 +73,11 @@ FINE_FITS = 3  # candidates of one generator measured in full, best coarse score
 CLEAR_COMB = 2.2  # a coarse (comb) score this high is measured at once
 
 
+RESTART_BELOW = 0.9  # a winning fit below this, its frame not all found, is measured again ...
+NUDGE = 0.25  # ... from starts this many cells off along each axis ...
+RESTART_GAIN = 0.01  # ... and one of those wins when it scores this much more
+
+
 @dataclass
 class Detection:
     """Everything detection tried (for the overlay) and the best fit, if any."""
@@ -136,7 +141,7 @@ def find_grid(
                 if best is not None and best.score >= GOOD_ENOUGH:
                     # The rest stay listed, unmeasured (a second sheet shows up there).
                     detection.candidates += [(name, q, 0.0) for q in quads[i + 1 :]]
-                    detection.best = with_lattice(pyramid, detection.best)
+                    detection.best = _settle(pyramid, detection.best)
                     return detection
             else:
                 coarse.append((fit[1], fit[0], quad))
@@ -147,12 +152,12 @@ def find_grid(
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
             _keep_better(detection, fit)
         if detection.best and detection.best.score >= GOOD_ENOUGH:
-            detection.best = with_lattice(pyramid, detection.best)
+            detection.best = _settle(pyramid, detection.best)
             return detection
     if detection.best and detection.best.score < ACCEPT_SCORE:
         detection.best = None
     if detection.best is not None:
-        detection.best = with_lattice(pyramid, detection.best)
+        detection.best = _settle(pyramid, detection.best)
     return detection
 
 
@@ -169,6 +174,26 @@ def _fine(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, name: str) -> GridF
         if other is not None and (fit is None or other.score > fit.score):
             fit = other
     return fit
+
+
+def _settle(pyramid: Pyramid, fit: GridFit) -> GridFit:
+    """The winning fit with its lattice measured; first, when it fits only so-so and
+    part of the frame is missing where it puts it, it is measured again from a
+    quarter cell either way along each axis, and the best of the five is kept.
+
+    Drawings in rows (house bases a quarter cell above a grid line in row after
+    row) make a second lattice of the grid's pitch, and a fit can settle on it with
+    the frame that far off (photo 142064, synthesis 15). On 600 tuning photos
+    (seeds 300000+) this found one more hard photo and lost none. The four extra
+    fits are rare: 0 of 100 normal and 2 of 69 hard winning fits there call for them.
+    """
+    if fit.score < RESTART_BELOW and fit.frame < 1.0:
+        for dx, dy in ((NUDGE, 0), (-NUDGE, 0), (0, NUDGE), (0, -NUDGE)):
+            shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+            other = fine_fit(pyramid, fit.homography @ shift, fit.quad, fit.source)
+            if other is not None and other.score > fit.score + RESTART_GAIN:
+                fit = other
+    return with_lattice(pyramid, fit)
 
 
 def _keep_better(detection: Detection, fit: GridFit | None) -> None:
