@@ -25,12 +25,18 @@ import numpy as np
 
 MODELS = Path(__file__).resolve().parent
 FLOAT_MODEL = MODELS / "cells.onnx"
-INT8_MODEL = MODELS / "cells.int8.onnx"
+INT8_MODEL = MODELS / "cells.int8.onnx"  # == int8_path(FLOAT_MODEL)
 #: Calibration sheets are training seeds (never validation ones), difficulties in turn.
 CALIBRATION_SEED = 0
 CALIBRATION_SHEETS = 24
 #: Activation ranges: this percentile of the calibration values (robust to stray glare).
 PERCENTILE = 99.999
+
+
+def int8_path(model: Path) -> Path:
+    """Where the 8-bit copy of ``model`` goes: ``cells.onnx`` -> ``cells.int8.onnx``."""
+    model = Path(model)
+    return model.with_name(f"{model.stem}.int8{model.suffix}")
 
 
 def calibration_inputs(

@@ -7,7 +7,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from models.quantize import FLOAT_MODEL, INT8_MODEL, quantize
+from models.quantize import FLOAT_MODEL, INT8_MODEL, int8_path, quantize
 from scanner import classify
 from scanner.cells import cut_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, model_inputs
@@ -41,7 +41,7 @@ def _agree(a: Path, b: Path) -> float:
 
 
 def test_the_scanner_runs_the_committed_8_bit_copy():
-    assert classify.MODEL_PATH == INT8_MODEL and INT8_MODEL.is_file()
+    assert classify.MODEL_PATH == INT8_MODEL == int8_path(FLOAT_MODEL) and INT8_MODEL.is_file()
     model = onnx.load(str(INT8_MODEL))
     ops = [n.op_type for n in model.graph.node]
     assert "DequantizeLinear" in ops and "QuantizeLinear" in ops
