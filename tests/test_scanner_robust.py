@@ -13,7 +13,14 @@ from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
-from scanner.coins import _row_fit, coin_marks, locate_coins, read_coin_track, split_marks
+from scanner.coins import (
+    _row_fit,
+    coin_marks,
+    locate_coins,
+    read_coin_track,
+    short_reference_doubt,
+    split_marks,
+)
 from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import (
     _limit_local,
@@ -340,6 +347,21 @@ def test_a_lighter_mark_among_the_first_coins_leaves_the_count_sure():
     assert count == 6 and confidence >= 0.5
     count, confidence = split_marks(np.array(first[1:] + first[:1] + unmarked))
     assert confidence < 0.5
+
+
+def test_a_count_leaving_one_coin_unmarked_needs_a_clear_step():
+    """Marks recorded on two photos whose count left one coin unmarked: 14 light ticks
+    (fresh photo 146016, read 13 at confidence 1.0) and 13 pencil ticks (tuning photo
+    301262, read right). Compared against a reference that held marked coins, the
+    first one's small step is no evidence; the second one's is."""
+    ticks14 = [0.02, 0.02, 0.03, 0.03, 0.03, 0.03, 0.04, 0.04, 0.02, 0.04, 0.04, 0.04, 0.04, 0.0]
+    assert split_marks(np.array(ticks14))[0] == 13
+    assert short_reference_doubt(np.array(ticks14), 13)
+    ticks13 = [0.0488, 0.048, 0.0472, 0.0487, 0.0496, 0.0601, 0.0615, 0.0764, 0.0634]
+    ticks13 += [0.0541, 0.0917, 0.0612, 0.0538, 0.0004]
+    assert not short_reference_doubt(np.array(ticks13), 13)
+    # Three or more coins unmarked: the second reading had a clean reference.
+    assert not short_reference_doubt(np.array(ticks14[:11] + [0.0] * 3), 11)
 
 
 def test_row_medians_over_the_used_pieces_match_nanmedian():
