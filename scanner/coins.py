@@ -18,7 +18,8 @@ printed coins are identical, so each coin is compared with the unmarked ones
 5. if those "unmarked" coins are darker in the middle than at their printed ring,
    they are probably all marked (nothing was left to compare with): unsure;
 6. so is a count leaving only one or two coins unmarked with a small step to them
-   (the reference then held marked coins).
+   (the reference then held marked coins), and one whose "unmarked" coins include a
+   dark one (a pencil lying across the track, or marks out of order).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ _HIDDEN_RING = -0.05
 # below this is no evidence (a full track of 14 light ticks read 13 at confidence 1.0,
 # fresh photo 146016; right counts of 12-13 on 1,192 tuning tracks step 0.058 or more).
 _SHORT_REFERENCE_STEP = 0.05
+# A coin the count calls unmarked yet darker than this against the reference means
+# something lies on the track (a pencil across it read 0 at confidence 1.0, fresh
+# photo 146085) or marks out of order: unsure. No right count among the 1,192 tuning
+# tracks has an "unmarked" coin above 0.08.
+_DARK_UNMARKED = 0.1
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         confidence = min(confidence, _NO_SPLIT_SEEN)  # the "unmarked" coins look covered
     if short_reference_doubt(marks, count):
         confidence = min(confidence, _NO_SPLIT_SEEN)
+    if dark_among_unmarked(marks, count):
+        confidence = min(confidence, _NO_SPLIT_SEEN)
     return CoinReading(
         count,
         confidence,
@@ -125,6 +133,12 @@ def short_reference_doubt(marks: np.ndarray, count: int) -> bool:
     if count == 0 or not 0 < left < _REFERENCE_COINS:
         return False
     return float(marks[:count].mean() - marks[count:].mean()) < _SHORT_REFERENCE_STEP
+
+
+def dark_among_unmarked(marks: np.ndarray, count: int) -> bool:
+    """A coin the count calls unmarked is as dark as a mark (``_DARK_UNMARKED``)."""
+    marks = np.asarray(marks, np.float64)
+    return count < len(marks) and float(marks[count:].max()) > _DARK_UNMARKED
 
 
 def ring_contrast(discs: np.ndarray, radius: float) -> np.ndarray:

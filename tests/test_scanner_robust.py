@@ -16,6 +16,7 @@ from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import (
     _row_fit,
     coin_marks,
+    dark_among_unmarked,
     locate_coins,
     read_coin_track,
     short_reference_doubt,
@@ -362,6 +363,16 @@ def test_a_count_leaving_one_coin_unmarked_needs_a_clear_step():
     assert not short_reference_doubt(np.array(ticks13), 13)
     # Three or more coins unmarked: the second reading had a clean reference.
     assert not short_reference_doubt(np.array(ticks14[:11] + [0.0] * 3), 11)
+
+
+def test_a_dark_coin_among_the_unmarked_ones_makes_the_count_unsure():
+    """Marks recorded on fresh photo 146085 (six ticks, a pencil lying along the track
+    hides them and its tip darkens the last coins): read 0, which must be flagged."""
+    covered = [0.0, 0.01, 0.02, 0.03, 0.01, 0.01, 0.0, 0.0, 0.01, 0.01, 0.02, 0.07, 0.29, 0.16]
+    count, _ = split_marks(np.array(covered))
+    assert count == 0 and dark_among_unmarked(np.array(covered), count)
+    clean = [0.2, 0.22, 0.19] + [0.01, 0.02, 0.0, 0.03] * 2 + [0.02, 0.01, 0.0]
+    assert not dark_among_unmarked(np.array(clean), split_marks(np.array(clean))[0])
 
 
 def test_row_medians_over_the_used_pieces_match_nanmedian():
