@@ -3,7 +3,9 @@
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
 (session 9: 14 minutes of training on this 2-core machine with nothing else running,
 the rendered cells taken from the cache; rendering them afresh took 12-15 minutes in
-earlier runs; ``training`` in the metrics file). Session 12 found that the committed
+earlier runs; ``training`` in the metrics file) and writes beside it the 8-bit copy the
+scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out X.onnx``
+gets an ``X.int8.onnx``). Session 12 found that the committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
 14 (``--steps 4400 --fine-steps 3600``, and ``--pool flat``, :mod:`models.net`) read
@@ -686,6 +688,10 @@ def main(argv: list[str] | None = None) -> None:
     metrics_path = args.out.with_suffix(".metrics.json")
     metrics_path.write_text(json.dumps(metrics, indent=1) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes), {metrics_path}, {weights}")
+    from models.quantize import int8_path, quantize
+
+    int8 = quantize(args.out, int8_path(args.out))
+    print(f"wrote {int8} ({int8.stat().st_size} bytes), the 8-bit copy the scanner runs")
     print(
         f"validation cell accuracy {metrics['cell_accuracy']:.4%}, "
         f"sheets all right {metrics['sheets_all_right']:.1%}"
