@@ -63,7 +63,8 @@ _HIDDEN_RING = -0.05
 # When fewer than _REFERENCE_COINS coins are left unmarked, the first reading's
 # reference held marked coins and no second reading is made: a step between the groups
 # below this is no evidence (a full track of 14 light ticks read 13 at confidence 1.0,
-# fresh photo 146016; right counts of 12-13 on 1,192 tuning tracks step 0.058 or more).
+# fresh photo 146016; the unflagged right counts of 12-13 on 1,192 tuning tracks step
+# 0.058 or more).
 _SHORT_REFERENCE_STEP = 0.05
 # A coin the count calls unmarked yet darker than this against the reference means
 # something lies on the track (a pencil across it read 0 at confidence 1.0, fresh
