@@ -16,7 +16,8 @@ looked at while debugging the coin reading. Since then a few photos of
 114000+ to 142000+ (even thousands; 132000+, 136000+, 138000+ and 140000+ were
 looked at to make changes or explain misses; 138000+ and 140000+ gave session
 11's figures, 142000+ session 12's, then a few of its photos were looked at);
-144000+ is the pipeline's (measure_pipeline.py): use 146000+ next. Each
+144000+ is the pipeline's (measure_pipeline.py); 146000+ gave session 13's figures
+(then a few photos were looked at), 148000+ is the pipeline's again: use 150000+ next. Each
 difficulty also reports the photos whose sheet covers at least 30 % of the frame
 (SHEET.md's range) apart.
 """
