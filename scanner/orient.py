@@ -50,8 +50,13 @@ def feature_canvas(image: np.ndarray, homography: np.ndarray, pyramid: Pyramid |
 
 
 def mountain_map(canvas: np.ndarray) -> np.ndarray:
-    """11 x 11 share of each cell's middle that is dark (mountains are nearly all dark)."""
-    grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    """11 x 11 share of each cell's middle that is dark (mountains are nearly all dark).
+
+    ``canvas`` is a feature canvas, or its grey image as a 2-D array.
+    """
+    grey = (canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)).astype(
+        np.float32
+    )
     m = int(_MARGIN * _PX)
     grid = grey[m : m + N * _PX, m : m + N * _PX]
     paper = float(np.percentile(grid, 75))
@@ -131,8 +136,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     """Score the 8 (side, quarter turn) hypotheses on a :func:`feature_canvas`."""
     if side not in ("auto", "A", "B"):
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
-    mountains = mountain_map(canvas)
     grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)  # once, then turned
+    mountains = mountain_map(grey)
     coins = [coin_track_score(np.rot90(grey, k)) for k in range(4)]
     ink = cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
