@@ -28,7 +28,9 @@ def _feeds() -> dict[str, np.ndarray]:
     return {k: np.concatenate([f[k] for f in feeds]) for k in feeds[0]}
 
 
+@cache
 def _outputs(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Class probabilities and features of the model file on the rendered cells (once each)."""
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, features = sess.run(["logits", FEATURES_OUTPUT], _feeds())
     z = np.exp(logits - logits.max(axis=1, keepdims=True))
