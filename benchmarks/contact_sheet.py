@@ -1,10 +1,13 @@
 """Tile 24 mixed synthetic photos into one PNG to look at them as a person would.
 
     python benchmarks/contact_sheet.py [--out contact.png] [--seed 0] [--n 24] [--view]
+    python benchmarks/contact_sheet.py --doodles [--out doodles.png] [--seed 0] [--n 24]
 
 Mixed difficulties (clean / normal / hard in turn); each thumbnail is labelled
 with its seed, difficulty, side and drawing style. ``--view`` tiles canonical
-views (the classifier's FAST mode) instead of photos.
+views (the classifier's FAST mode) instead of photos. ``--doodles`` draws ``--n``
+compositional doodles per terrain (synthesis 16, one player each), one row per terrain
+(forest, village, farm, water, monster), black on white as designed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.synth import make_photo, make_view  # noqa: E402
+from models.synth.canvas import Canvas  # noqa: E402
+from models.synth.doodles import DOODLES  # noqa: E402
 
 MIX = ("normal", "hard", "normal", "clean", "normal", "hard")
 
@@ -32,7 +37,12 @@ def main() -> None:
     ap.add_argument("--cols", type=int, default=6)
     ap.add_argument("--thumb", type=int, default=420, help="thumbnail height in px")
     ap.add_argument("--view", action="store_true", help="canonical views instead of photos")
+    ap.add_argument("--doodles", action="store_true", help="compositional doodles per terrain")
     args = ap.parse_args()
+    if args.doodles:
+        cv2.imwrite(args.out, doodle_sheet(args.seed, args.n))
+        print(f"wrote {args.out}")
+        return
     thumbs = []
     for i in range(args.n):
         seed = args.seed + i
@@ -59,6 +69,24 @@ def main() -> None:
     rows = [np.hstack(thumbs[i : i + cols]) for i in range(0, len(thumbs), cols)]
     cv2.imwrite(args.out, np.vstack(rows))
     print(f"wrote {args.out}")
+
+
+def doodle_sheet(seed: int, n: int, px: int = 64) -> np.ndarray:
+    """``n`` doodles per terrain, players ``seed * 1000 + k``, one row per terrain."""
+    rows = []
+    for draw in DOODLES.values():
+        tiles = []
+        for k in range(n):
+            player = np.random.default_rng(seed * 1000 + k)
+            cv = Canvas.covering(0, 0, 1, 1, px)
+            img = cv.blank(1, 255)
+            for line in draw(player, player):
+                cv.polyline(img, np.asarray(line, float), 0, 0.03)
+            tiles.append(
+                cv2.copyMakeBorder(img[:px, :px], 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=160)
+            )
+        rows.append(np.hstack(tiles))
+    return np.vstack(rows)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""Compositional doodles (synthesis 16): every part of every terrain's doodle draws ink
+inside its cell, a player's choices hold for the whole sheet, and the parts vary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.synth import doodles
+from models.synth.canvas import Canvas
+
+PX = 48
+
+
+def _ink(lines) -> np.ndarray:
+    """The lines drawn in black on a white 3 x 3-cell canvas, the cell in the middle."""
+    cv = Canvas.covering(-1, -1, 2, 2, PX)
+    img = cv.blank(1, 255)
+    for line in lines:
+        cv.polyline(img, np.asarray(line, float), 0, 0.04)  # a soft pencil
+    return img < 128
+
+
+@pytest.mark.parametrize("terrain", list(doodles.DOODLES))
+def test_every_doodle_draws_strokes_inside_its_cell_for_many_seeds(terrain):
+    for seed in range(150):
+        rng = np.random.default_rng(seed)
+        lines = doodles.DOODLES[terrain](rng, rng)
+        pts = np.concatenate([np.asarray(p, float) for p in lines])
+        assert np.isfinite(pts).all(), (terrain, seed)
+        assert pts.min() >= doodles.MARGIN - 1e-9 and pts.max() <= 1 - doodles.MARGIN + 1e-9
+        ink = _ink(lines)
+        assert ink.sum() > 0.01 * PX * PX, (terrain, seed)  # a visible drawing, not a speck
+        ys, xs = np.nonzero(ink)
+        assert xs.min() > PX * 0.97 and xs.max() < PX * 2.03, (terrain, seed)
+        assert ys.min() > PX * 0.97 and ys.max() < PX * 2.03, (terrain, seed)
+
+
+def _kinds(choices, seeds=200, p=None):
+    """What ``design.choice(choices)`` picks first for these seeds (the doodles' first draw)."""
+    return {str(np.random.default_rng(s).choice(choices, p=p)) for s in range(seeds)}
+
+
+def test_each_terrain_reaches_all_its_kinds():
+    assert _kinds(doodles.FARMS) == set(doodles.FARMS)
+    assert _kinds(doodles.WATERS, p=(0.35, 0.17, 0.16, 0.14, 0.18)) == set(doodles.WATERS)
+    assert _kinds(doodles.HEADS, p=(0.14, 0.2, 0.18, 0.14, 0.17, 0.17)) == set(doodles.HEADS)
