@@ -294,7 +294,7 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
                 out.append(_turned([(cx - s, cy + k * s), (cx + s, cy + k * s)], slant, (cx, cy)))
     elif kind == "xs":  # a few small crosses in rows
         rows, cols = int(design.integers(2, 4)), int(design.integers(2, 4))
-        s = design.uniform(0.04, 0.07)
+        s = design.uniform(0.05, 0.08)
         out = [ln for x, y in _grid(design, rng, rows, cols) for ln in _xmark(x, y, s)]
     elif kind == "furrows":
         angle = design.uniform(-np.pi / 2, np.pi / 2)
@@ -390,10 +390,11 @@ def water(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         gap = design.random() < 0.5  # arcs rather than whole rings
         flat = design.uniform(0.5 if gap else 0.65, 1.0)
         out = []
-        for k, r in enumerate(np.linspace(0.36 / rings, 0.36, rings)):
+        for r in np.linspace(0.36 / rings, 0.36, rings):
             if gap:
-                a0 = np.pi + design.uniform(0.1, 0.5) + k * 0.1
-                out.append(_ellipse(0.5, 0.55, r, r * flat, a0, a0 + design.uniform(2.0, 4.2)))
+                span = design.uniform(2.8, 4.0)
+                a0 = 1.5 * np.pi - span / 2 + design.normal(0, 0.2)
+                out.append(_ellipse(0.5, 0.55, r, r * flat, a0, a0 + span))
             else:
                 out.append(_ellipse(0.5, 0.55, r, r * flat))
     elif kind == "tildes":
@@ -503,9 +504,9 @@ def _tree(design, rng, kind, cx, top, bottom, w) -> Lines:
 
 def forest(rng: np.random.Generator, design: np.random.Generator) -> Lines:
     """One tree (cone, round or cloud canopy, a tiered pine, a chevron fir) or a copse of
-    two to five small ones, with or without a ground line."""
+    two or three, with or without a ground line."""
     kind = str(design.choice(TREES))
-    many = int(design.choice([1, 1, 2, 3, 4, 5]))
+    many = int(design.choice([1, 1, 1, 2, 3]))
     out: Lines = []
     if many == 1:
         w = design.uniform(0.4, 0.6)
@@ -514,16 +515,8 @@ def forest(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         spots = {
             2: [(0.3, 0.15, 0.75), (0.7, 0.25, 0.85)],
             3: [(0.22, 0.35, 0.85), (0.5, 0.12, 0.7), (0.78, 0.35, 0.85)],
-            4: [(0.28, 0.1, 0.48), (0.72, 0.1, 0.48), (0.28, 0.52, 0.9), (0.72, 0.52, 0.9)],
-            5: [
-                (0.25, 0.1, 0.45),
-                (0.75, 0.1, 0.45),
-                (0.5, 0.3, 0.65),
-                (0.25, 0.55, 0.9),
-                (0.75, 0.55, 0.9),
-            ],
         }[many]
-        w = {2: 0.34, 3: 0.28, 4: 0.3, 5: 0.26}[many] * design.uniform(0.85, 1.1)
+        w = {2: 0.36, 3: 0.3}[many] * design.uniform(0.85, 1.1)
         mixed = design.random() < 0.3
         for cx, top, bottom in spots:
             k = str(design.choice(TREES)) if mixed else kind
