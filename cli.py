@@ -145,26 +145,29 @@ def score(
     if deal is not None:
         _warn_deal(deal)
 
-    from app.inputs import load_input, use_second_thread
+    from app.inputs import DecodeAhead, load_input, use_second_thread
 
     use_second_thread()
     errors = _input_errors()
     console = Console(highlight=False, soft_wrap=False)
     loaded = []
     failed = False
-    for path in inputs:
-        try:
-            found = None if deal is not None or cards_file else _nearby_settings(path)
-            in_side = side_key or (found.side if found else None)
-            item = load_input(path, side=in_side, keep_view=overlay is not None)
-            if item.cards is None and found is not None and found.cards is not None:
-                item = replace(item, cards=found.cards)
-            loaded.append((str(path), item, None))
-        except errors as err:
-            if debug:
-                traceback.print_exc()
-            loaded.append((str(path), None, _one_line(err)))
-            failed = True
+    with DecodeAhead(inputs) as ahead:  # the next photo decodes while one is read
+        for path in inputs:
+            decoded = ahead.take()
+            try:
+                found = None if deal is not None or cards_file else _nearby_settings(path)
+                in_side = side_key or (found.side if found else None)
+                keep = overlay is not None
+                item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
+                if item.cards is None and found is not None and found.cards is not None:
+                    item = replace(item, cards=found.cards)
+                loaded.append((str(path), item, None))
+            except errors as err:
+                if debug:
+                    traceback.print_exc()
+                loaded.append((str(path), None, _one_line(err)))
+                failed = True
 
     draw = _overlay_writer(overlay, explain, len(inputs)) if overlay is not None else None
     if per_season:

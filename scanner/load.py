@@ -29,6 +29,10 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
     pass
 
 MAX_PIXELS = 150_000_000  # refuse to decode more than this (decompression bombs)
+# Pillow warns of a bomb above its own, lower limit; the size is checked here instead.
+# Filtered once at import rather than around each decode: ``warnings.catch_warnings``
+# is not thread-safe, and ``score`` decodes the next photo in a second thread.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 WORK_LONG_SIDE = 1000  # decode at the smallest power-of-two scale keeping this many px
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture a quarter
 
@@ -88,10 +92,8 @@ def load_photo(
     if path.stat().st_size == 0:
         raise NotAnImage(name, "the file is empty")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
-                return _decode(im, name, work_long_side, max_pixels, path)
+        with Image.open(path) as im:
+            return _decode(im, name, work_long_side, max_pixels, path)
     except Image.DecompressionBombError as e:
         raise ImageTooLarge(name, f"the image is too large to decode safely ({e})") from e
     except UnidentifiedImageError as e:

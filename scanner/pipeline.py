@@ -85,13 +85,17 @@ class Scan:
     cells: Future | None = field(default=None, repr=False, compare=False)
 
 
-def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
+def scan_photo(
+    source: str | Path | np.ndarray, side: str = "auto", photo: Photo | None = None
+) -> Scan:
     """Find, rectify and orient the sheet in a photo and read its coin track.
 
     Parameters
     ----------
     source : path of an image file, or a BGR uint8 array
     side : "auto", "A" or "B" (forces the side; orientation is still decided)
+    photo : ``load_photo(source)`` when already decoded (e.g. ahead, in another
+        thread); the source is still decoded again, larger, for a small sheet
 
     Raises
     ------
@@ -102,7 +106,8 @@ def scan_photo(source: str | Path | np.ndarray, side: str = "auto") -> Scan:
     """
     if side not in ("auto", "A", "B"):
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
-    photo = load_photo(source)
+    if photo is None:
+        photo = load_photo(source)
     detection = find_grid(photo.image)
     best = detection.best
     small = (

@@ -163,7 +163,7 @@ def test_photo_without_scanner_is_one_line_error(monkeypatch):
     assert res.exit_code == 1 and "photo scoring not available yet" in res.stderr
 
 
-def fake_photo_sheet(path, *, side=None):
+def fake_photo_sheet(path, *, side=None, decoded=None):
     m = Map.empty(SIDE_A).with_terrain(parse_space("A1"), "T")
     conf = tuple(tuple(0.99 for _ in range(11)) for _ in range(11))
     review = (Review("C4", "low confidence", {"T": 0.55, "V": 0.41}),)

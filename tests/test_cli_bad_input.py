@@ -105,6 +105,17 @@ def test_good_inputs_are_still_scored_next_to_bad_ones(bad_files):
     assert objs[1]["total"] == 96
 
 
+def test_bad_photos_decoded_ahead_each_fail_with_their_own_problem(bad_files):
+    """``score`` decodes each next photo while one is read: every error still names
+    its own file and problem, in the order given."""
+    names = ["text.jpg", "empty.png", "cut.jpg", "table.png", "huge.png"]
+    res = run("score", *(str(bad_files[n]) for n in names), "--cards", DEAL, "--json")
+    assert res.exit_code == 1
+    objs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert [o["source"] for o in objs] == [str(bad_files[n]) for n in names]
+    assert all(CASES[n] in o["error"] for n, o in zip(names, objs, strict=True))
+
+
 def test_batch_goes_on_past_every_bad_file(bad_files, tmp_path):
     out = tmp_path / "r.csv"
     sample = str(ROOT / "samples" / "sparse-b.txt")

@@ -60,6 +60,20 @@ def test_photo_json_has_the_contract_fields(photo, stand_in):
     assert truth["side"] == "A" and obj["grid"][1][3] == "^"
 
 
+def test_a_photo_scored_after_another_reads_as_when_scored_alone(photo, stand_in, tmp_path):
+    """The second photo of a call is decoded in a second thread while the first is
+    read: its report is the same as when it is scored on its own."""
+    path, _ = photo
+    again = tmp_path / "again.jpg"
+    again.write_bytes(Path(path).read_bytes())
+    alone = run("score", str(again), "--cards", DEAL, "--json")
+    both = run("score", path, str(again), "--cards", DEAL, "--json")
+    assert alone.exit_code == 0 and both.exit_code == 0, both.stderr
+    [first, second] = [json.loads(line) for line in both.stdout.splitlines()]
+    assert first["source"] == path
+    assert second == json.loads(alone.stdout)
+
+
 def test_photo_human_report_shows_map_coins_cards_and_seasons(photo, stand_in):
     path, _ = photo
     res = run("score", path, "--cards", DEAL)
