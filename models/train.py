@@ -1,11 +1,14 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
-(session 9: 14 minutes of training on this 2-core machine with nothing else running,
-the rendered cells taken from the cache; rendering them afresh took 12-15 minutes in
-earlier runs; ``training`` in the metrics file) and writes beside it the 8-bit copy the
-scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out X.onnx``
-gets an ``X.int8.onnx``). Session 12 found that the committed
+(session 14: synthesis 16, the net widened 1.25 times, :data:`models.net.LAYERS`; 17
+minutes of training with the rendered cells taken from the cache, which took 12 minutes
+to render on a busy machine; ``training`` in the metrics file) and writes beside it the
+8-bit copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an
+``--out X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
+(:func:`models.net.widened`); session 14 trained the sessions 9-13 net and the 1.25-wide
+one on synthesis 16, and the wide one read the held-out tune photos better (README).
+Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
 14 (``--steps 4400 --fine-steps 3600``, and ``--pool flat``, :mod:`models.net`) read
@@ -370,6 +373,7 @@ def train(
     shadow: float = 0.0,
     pool: str | None = None,
     label_smoothing: float = 0.02,
+    layers: tuple | None = None,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
@@ -378,20 +382,21 @@ def train(
     ``init_state`` (a state dict) starts from those weights instead of from scratch.
     ``mix_share`` of each batch are blends of two cells with blended targets (mixup), so
     the model learns to say "unsure" on crops that look like two things (what the review
-    flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s; ``pool`` is the net's
-    (default :data:`models.net.POOL`). ``label_smoothing`` moves that share of each
-    target's weight evenly onto all classes (torch's ``CrossEntropyLoss``), so the model
-    is rarely near-certain, wrong readings included.
+    flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s; ``pool`` and
+    ``layers`` are the net's (defaults :data:`models.net.POOL`, :data:`models.net.LAYERS`).
+    ``label_smoothing`` moves that share of each target's weight evenly onto all classes
+    (torch's ``CrossEntropyLoss``), so the model is rarely near-certain, wrong readings
+    included.
     """
     import torch
     from torch import nn
 
-    from models.net import POOL, CellNet
+    from models.net import LAYERS, POOL, CellNet
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    model = CellNet(pool=pool or POOL)
+    model = CellNet(layers or LAYERS, pool=pool or POOL)
     if init is not None:
         model.load_state_dict(torch.load(init, weights_only=True))
     if init_state is not None:
@@ -601,6 +606,9 @@ def main(argv: list[str] | None = None) -> None:
         help="share of each target spread over all classes (calibration)",
     )
     ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
+    ap.add_argument(
+        "--width", type=float, default=1.0, help="channels of every conv times this (models.net)"
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -629,6 +637,8 @@ def main(argv: list[str] | None = None) -> None:
         f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
         f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
     )
+    from models.net import LAYERS, widened
+
     model, state = None, None
     for k, (name, part, steps, lr) in enumerate(phases):
         print(f"phase {k + 1}: {steps} batches on {name} ({len(part.labels)} cells), lr {lr}")
@@ -647,6 +657,7 @@ def main(argv: list[str] | None = None) -> None:
             shadow=args.shadow_share,
             pool=args.pool,
             label_smoothing=args.label_smoothing,
+            layers=widened(LAYERS, args.width),
         )
         state = model.state_dict()
 
@@ -678,6 +689,7 @@ def main(argv: list[str] | None = None) -> None:
         "augment_extra": args.augment_extra,
         "shadow_share": args.shadow_share,
         "pool": model.pool,
+        "layers": [list(spec) if spec != "P" else spec for spec in widened(LAYERS, args.width)],
         "label_smoothing": args.label_smoothing,
         "seed": args.seed,
         "render_seconds": round(t_data),

@@ -3,11 +3,15 @@ inside its cell, a player's choices hold for the whole sheet, and the parts vary
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from models.synth import doodles
 from models.synth.canvas import Canvas
+from models.synth.draw import COMPOSED, ICONS, add_habits, icon_lines, random_style
+from scoring.board import MONSTER, WATER
 
 PX = 48
 
@@ -45,3 +49,33 @@ def test_each_terrain_reaches_all_its_kinds():
     assert _kinds(doodles.FARMS) == set(doodles.FARMS)
     assert _kinds(doodles.WATERS, p=(0.35, 0.17, 0.16, 0.14, 0.18)) == set(doodles.WATERS)
     assert _kinds(doodles.HEADS, p=(0.14, 0.2, 0.18, 0.14, 0.17, 0.17)) == set(doodles.HEADS)
+
+
+def test_a_players_doodle_holds_for_the_sheet_and_differs_between_players():
+    st = replace(random_style(np.random.default_rng(3), "graphite"), variants=COMPOSED)
+    st = replace(st, designs={t: 7 for t in ICONS})
+
+    def strokes(style, cell_seed):
+        return len(icon_lines(np.random.default_rng(cell_seed), style, MONSTER, False))
+
+    same = [strokes(st, s) for s in range(40)]
+    # the same parts on (nearly) every cell: a few cells switch to a classic design
+    assert max(same.count(n) for n in set(same)) >= 28
+    players = set()
+    for design in range(30):
+        player = replace(st, designs={MONSTER: design})
+        counts = [strokes(player, s) for s in range(9)]
+        players.add(max(set(counts), key=counts.count))
+    assert len(players) >= 5  # different players' monsters have different numbers of strokes
+
+
+def test_add_habits_gives_doodles_to_many_players_and_seeds_them():
+    composed, seeds = 0, set()
+    for seed in range(100):
+        base = random_style(np.random.default_rng(seed), "graphite")
+        st = add_habits(base, np.random.default_rng(5000 + seed))
+        composed += sum(st.variants[t] == COMPOSED[t] for t in ICONS)
+        assert set(st.designs) == set(ICONS)
+        seeds.add(st.designs[WATER])
+    assert 0.3 * 500 <= composed <= 0.5 * 500  # about 40 % of the terrains
+    assert len(seeds) == 100

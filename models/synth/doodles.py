@@ -386,11 +386,11 @@ def water(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         slant = design.normal(0, 0.35)  # the whole set slants together
         out = [_turned(p, slant) for p in out]
     elif kind == "ripples":
-        rings = int(design.integers(3, 5))
+        rings = int(design.integers(2, 4))
         gap = design.random() < 0.5  # arcs rather than whole rings
         flat = design.uniform(0.5 if gap else 0.65, 1.0)
         out = []
-        for r in np.linspace(0.36 / rings, 0.36, rings):
+        for r in np.linspace(0.16 if rings == 3 else 0.2, 0.36, rings):  # rings apart
             if gap:
                 span = design.uniform(2.8, 4.0)
                 a0 = 1.5 * np.pi - span / 2 + design.normal(0, 0.2)
@@ -506,7 +506,7 @@ def forest(rng: np.random.Generator, design: np.random.Generator) -> Lines:
     """One tree (cone, round or cloud canopy, a tiered pine, a chevron fir) or a copse of
     two or three, with or without a ground line."""
     kind = str(design.choice(TREES))
-    many = int(design.choice([1, 1, 1, 2, 3]))
+    many = int(design.choice([1, 1, 1, 2, 2, 3]))
     out: Lines = []
     if many == 1:
         w = design.uniform(0.4, 0.6)
@@ -514,10 +514,10 @@ def forest(rng: np.random.Generator, design: np.random.Generator) -> Lines:
     else:
         spots = {
             2: [(0.3, 0.15, 0.75), (0.7, 0.25, 0.85)],
-            3: [(0.22, 0.35, 0.85), (0.5, 0.12, 0.7), (0.78, 0.35, 0.85)],
+            3: [(0.2, 0.38, 0.88), (0.5, 0.12, 0.62), (0.8, 0.38, 0.88)],
         }[many]
-        w = {2: 0.36, 3: 0.3}[many] * design.uniform(0.85, 1.1)
-        mixed = design.random() < 0.3
+        w = {2: 0.36, 3: 0.28}[many] * design.uniform(0.85, 1.05)
+        mixed = many == 2 and design.random() < 0.3  # three mixed trees blur into a blob
         for cx, top, bottom in spots:
             k = str(design.choice(TREES)) if mixed else kind
             out += _tree(design, rng, k, cx + rng.normal(0, 0.015), top, bottom, w)

@@ -4,11 +4,13 @@ One :class:`Style` per sheet (SHEET.md "How players draw"), with per-cell
 variation. Ink goes to two "darkness" layers (255 - ink colour) that are
 multiplied into the paper, so the printed art (ruins icons, dashes) stays
 visible under the drawings; pencil strokes are modulated by paper grain.
+Synthesis 16: besides the fixed designs, a player may draw a terrain as a
+compositional doodle (:mod:`models.synth.doodles`), its parts chosen once per sheet.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import import_module
 
@@ -17,6 +19,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from models.synth.canvas import Canvas, densify, wobble
+from models.synth.doodles import DOODLES
 from models.synth.game import Game
 from models.synth.template import Printing, print_xy
 from scanner import geometry as g
@@ -41,6 +44,7 @@ PENCIL_COLOURS = {  # BGR, a few choices per terrain
     MONSTER: [(140, 50, 120), (40, 40, 40), (120, 40, 90)],
 }
 GRAPHITE = (70, 70, 75)
+ICON_TERRAINS = (FOREST, VILLAGE, FARM, WATER, MONSTER)
 BALLPOINT = [(140, 50, 20), (35, 35, 35), (120, 40, 30)]
 
 
@@ -66,6 +70,7 @@ class Style:
     faint: float = 1.0  # pencil pressure on lines: ink darkness factor (light graphite 0.4-0.7)
     fill: str = "hatch"  # how hatching styles fill a cell: hatch, cross, scribble, solid
     spill: float = 0.0  # how far symbols stray over the cell lines (cells)
+    designs: dict[str, int] = field(default_factory=dict)  # terrain -> seed of its doodle
 
 
 def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
@@ -118,9 +123,11 @@ def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
     )
 
 
-#: Icon designs per terrain: 0-3 the classic ones, the rest quick or unusual habits
-#: (crosshatched and furrowed farms, one-zigzag and scribbled monsters, ...).
-N_VARIANTS = {FOREST: 6, VILLAGE: 6, FARM: 7, WATER: 6, MONSTER: 7}
+#: Icon designs per terrain: 0-3 the classic ones, then quick or unusual habits
+#: (crosshatched and furrowed farms, one-zigzag and scribbled monsters, ...), and last
+#: the compositional doodle (:mod:`models.synth.doodles`, synthesis 16).
+N_VARIANTS = {FOREST: 7, VILLAGE: 7, FARM: 8, WATER: 7, MONSTER: 8}
+COMPOSED = {t: n - 1 for t, n in N_VARIANTS.items()}
 FILLS = ("hatch", "hatch", "cross", "scribble", "solid")
 EXTRA_COLOURS = {  # BGR, more pencils players own
     FOREST: [(40, 90, 30), (70, 170, 120), (50, 120, 90)],
@@ -138,11 +145,17 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
     seed do not depend on them. Many players use one of the quick or unusual designs
     for a terrain; graphite is often light; hatching players may crosshatch, scribble
     or colour solid; some draw big and across the cell lines; coloured pencils vary.
+    Synthesis 16: 40 % of a player's terrains are compositional doodles, their parts
+    (head, eyes, mouth, ...) fixed for the sheet by ``designs``; 25 % one of the quick designs.
     """
-    variants = {
-        t: int(rng.integers(4, N_VARIANTS[t])) if rng.random() < 0.45 else v
-        for t, v in style.variants.items()
-    }
+    variants = {}
+    for t, v in style.variants.items():
+        u = rng.random()
+        if u < 0.4:
+            v = COMPOSED[t]
+        elif u < 0.65:
+            v = int(rng.integers(4, COMPOSED[t]))
+        variants[t] = v
     colours = style.colours
     if len(set(colours.values())) > 1 and rng.random() < 0.5:  # coloured pencils
         colours = {
@@ -157,13 +170,23 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
     fill = str(rng.choice(FILLS)) if style.hatch else "hatch"
     spill = float(rng.uniform(0.03, 0.14)) if rng.random() < 0.35 else 0.0
     size = style.size * (rng.uniform(1.05, 1.3) if spill else 1.0)
+    designs = {t: int(rng.integers(2**32)) for t in ICON_TERRAINS}
     return replace(
-        style, variants=variants, colours=colours, faint=faint, fill=fill, spill=spill, size=size
+        style,
+        variants=variants,
+        colours=colours,
+        faint=faint,
+        fill=fill,
+        spill=spill,
+        size=size,
+        designs=designs,
     )
 
 
 # ---- icons in cell-local coordinates (0..1, y down) ------------------------------------
-def _tree(rng, variant):
+def _tree(rng, variant, design=None):
+    if variant == COMPOSED[FOREST]:
+        return DOODLES[FOREST](rng, rng if design is None else design)
     if variant == 4:  # cloud canopy of three bumps on a trunk with two branches
         t = np.linspace(0, 2 * np.pi, 30)
         rad = 0.2 + 0.05 * np.abs(np.sin(1.5 * t))
@@ -216,7 +239,9 @@ def _tree(rng, variant):
     ]
 
 
-def _house(rng, variant):
+def _house(rng, variant, design=None):
+    if variant == COMPOSED[VILLAGE]:
+        return DOODLES[VILLAGE](rng, rng if design is None else design)
     if variant == 4:  # one stroke house with two windows
         body = [
             (0.3, 0.45),
@@ -258,7 +283,9 @@ def _house(rng, variant):
     return out
 
 
-def _farm(rng, variant):
+def _farm(rng, variant, design=None):
+    if variant == COMPOSED[FARM]:
+        return DOODLES[FARM](rng, rng if design is None else design)
     if variant == 4:  # crosshatch: two sets of crossing lines
         turn = float(rng.choice([0.0, np.pi / 4])) + rng.normal(0, 0.1)
         k = int(rng.integers(3, 6))
@@ -309,7 +336,9 @@ def _farm(rng, variant):
     return dots
 
 
-def _water(rng, variant):
+def _water(rng, variant, design=None):
+    if variant == COMPOSED[WATER]:
+        return DOODLES[WATER](rng, rng if design is None else design)
     if variant == 4:  # many small tildes
         x = np.linspace(0, 0.2, 7)
         tilde = np.stack([x, 0.035 * np.sin(x / 0.2 * 2 * np.pi)], 1)
@@ -335,7 +364,9 @@ def _water(rng, variant):
     return [np.stack([x, y + amp * np.sin((x - 0.15) * 2.5 * np.pi)], 1) for y in ys]
 
 
-def _monster(rng, variant):
+def _monster(rng, variant, design=None):
+    if variant == COMPOSED[MONSTER]:
+        return DOODLES[MONSTER](rng, rng if design is None else design)
     if variant == 4:  # a single zigzag
         k = int(rng.integers(4, 9))
         amp = rng.uniform(0.12, 0.28)
@@ -425,10 +456,13 @@ def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]
     variant = style.variants[terrain]
     if rng.random() < 0.12:
         variant = int(rng.integers(0, 4))
+    design = None  # the player's doodle; now and then drawn another way
+    if variant == COMPOSED[terrain] and terrain in style.designs and rng.random() < 0.9:
+        design = np.random.default_rng(style.designs[terrain])
     if style.name == "minimal" and variant < 4:
         lines = _minimal(rng, terrain, variant % 2)
     else:
-        lines = ICONS[terrain](rng, variant)
+        lines = ICONS[terrain](rng, variant, design)
     scale = style.size * rng.uniform(0.88, 1.12)
     angle = rng.normal(0, 0.12)
     shift = rng.normal(0, 0.04 + style.spill, 2)
