@@ -26,7 +26,7 @@ from scanner.normalize import CLASSES, IMAGE_INPUT, INPUT_PX, RUINS_INPUT
 
 #: (out channels, stride) per 3x3 conv, "P" for a 2x2 max-pool. Session 14 widened the
 #: sessions 9-13 net ``((16, 2), (32, 1), "P", (48, 1), "P", (96, 1), "P", (128, 1))`` by
-#: 1.25 (:func:`widened`): 274k parameters, 8-bit ``classify_cells`` 9.9 against 9.3 ms.
+#: 1.25 (:func:`widened`): 274k parameters, 8-bit ``classify_cells`` 10.3 against 9.5 ms.
 LAYERS: tuple = ((16, 2), (40, 1), "P", (64, 1), "P", (120, 1), "P", (160, 1))
 #: How the last conv map becomes the feature vector: "mean" (global average) or "flat".
 POOL = "mean"
