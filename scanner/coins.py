@@ -168,7 +168,7 @@ def short_reference_doubt(marks: np.ndarray, count: int) -> bool:
     left = len(marks) - count
     if count == 0 or not 0 < left < _REFERENCE_COINS:
         return False
-    return float(marks[:count].mean() - marks[count:].mean()) < _SHORT_REFERENCE_STEP
+    return _step(marks, count) < _SHORT_REFERENCE_STEP
 
 
 def dark_among_unmarked(marks: np.ndarray, count: int) -> bool:
@@ -492,7 +492,7 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     if n == 0:
         return 0, 1.0
     right = marks[n:]
-    step = float(marks[:n].mean() - (right.mean() if right.size else 0.0))
+    step = _step(marks, n)
     noise = max(float(np.std(right)) if right.size > 1 else 0.0, _MIN_NOISE)
     threshold = min(min_contrast, 6 * noise)
     if step < threshold:
