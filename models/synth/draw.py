@@ -11,7 +11,7 @@ compositional doodle (:mod:`models.synth.doodles`), its parts chosen once per sh
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import import_module
 
 import cv2
@@ -184,9 +184,7 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
 
 
 # ---- icons in cell-local coordinates (0..1, y down) ------------------------------------
-def _tree(rng, variant, design=None):
-    if variant == COMPOSED[FOREST]:
-        return DOODLES[FOREST](rng, rng if design is None else design)
+def _tree(rng, variant):
     if variant == 4:  # cloud canopy of three bumps on a trunk with two branches
         t = np.linspace(0, 2 * np.pi, 30)
         rad = 0.2 + 0.05 * np.abs(np.sin(1.5 * t))
@@ -239,9 +237,7 @@ def _tree(rng, variant, design=None):
     ]
 
 
-def _house(rng, variant, design=None):
-    if variant == COMPOSED[VILLAGE]:
-        return DOODLES[VILLAGE](rng, rng if design is None else design)
+def _house(rng, variant):
     if variant == 4:  # one stroke house with two windows
         body = [
             (0.3, 0.45),
@@ -283,9 +279,7 @@ def _house(rng, variant, design=None):
     return out
 
 
-def _farm(rng, variant, design=None):
-    if variant == COMPOSED[FARM]:
-        return DOODLES[FARM](rng, rng if design is None else design)
+def _farm(rng, variant):
     if variant == 4:  # crosshatch: two sets of crossing lines
         turn = float(rng.choice([0.0, np.pi / 4])) + rng.normal(0, 0.1)
         k = int(rng.integers(3, 6))
@@ -336,9 +330,7 @@ def _farm(rng, variant, design=None):
     return dots
 
 
-def _water(rng, variant, design=None):
-    if variant == COMPOSED[WATER]:
-        return DOODLES[WATER](rng, rng if design is None else design)
+def _water(rng, variant):
     if variant == 4:  # many small tildes
         x = np.linspace(0, 0.2, 7)
         tilde = np.stack([x, 0.035 * np.sin(x / 0.2 * 2 * np.pi)], 1)
@@ -364,9 +356,7 @@ def _water(rng, variant, design=None):
     return [np.stack([x, y + amp * np.sin((x - 0.15) * 2.5 * np.pi)], 1) for y in ys]
 
 
-def _monster(rng, variant, design=None):
-    if variant == COMPOSED[MONSTER]:
-        return DOODLES[MONSTER](rng, rng if design is None else design)
+def _monster(rng, variant):
     if variant == 4:  # a single zigzag
         k = int(rng.integers(4, 9))
         amp = rng.uniform(0.12, 0.28)
@@ -448,7 +438,18 @@ def _turn(p: np.ndarray, angle: float) -> np.ndarray:
     return (np.asarray(p, float) - 0.5) @ np.array([[ca, -sa], [sa, ca]]).T + 0.5
 
 
-ICONS = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
+_FIXED = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
+
+
+def _icon(terrain: str, rng, variant: int, design=None) -> list:
+    """Design ``variant`` of ``terrain``: a fixed one, or the compositional doodle whose
+    parts ``design`` (a generator seeded per player; default ``rng``) chooses."""
+    if variant == COMPOSED[terrain]:
+        return DOODLES[terrain](rng, rng if design is None else design)
+    return _FIXED[terrain](rng, variant)
+
+
+ICONS = {t: partial(_icon, t) for t in _FIXED}
 
 
 def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]:
