@@ -45,7 +45,8 @@ def _xmark(x, y, s) -> Lines:
     return [np.array([(x - s, y - s), (x + s, y + s)]), np.array([(x + s, y - s), (x - s, y + s)])]
 
 
-def _turned(p, angle, about=(0.5, 0.5)) -> np.ndarray:
+def turned(p, angle, about=(0.5, 0.5)) -> np.ndarray:
+    """Points turned by ``angle`` about ``about`` (default the cell centre)."""
     ca, sa = np.cos(angle), np.sin(angle)
     c = np.asarray(about, float)
     return (np.asarray(p, float) - c) @ np.array([[ca, -sa], [sa, ca]]).T + c
@@ -290,8 +291,8 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         out = []
         for cx, cy in centres:
             for k in (-0.35, 0.35):
-                out.append(_turned([(cx + k * s, cy - s), (cx + k * s, cy + s)], slant, (cx, cy)))
-                out.append(_turned([(cx - s, cy + k * s), (cx + s, cy + k * s)], slant, (cx, cy)))
+                out.append(turned([(cx + k * s, cy - s), (cx + k * s, cy + s)], slant, (cx, cy)))
+                out.append(turned([(cx - s, cy + k * s), (cx + s, cy + k * s)], slant, (cx, cy)))
     elif kind == "xs":  # a few small crosses in rows
         rows, cols = int(design.integers(2, 4)), int(design.integers(2, 4))
         s = design.uniform(0.05, 0.08)
@@ -319,7 +320,7 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
             _spiral(x, y, r) if big else _dot(x, y, 0.03)
             for x, y in _grid(design, rng, rows, cols, 0.2, 0.8)
         ]
-        out = [_turned(p, design.normal(0, 0.2)) for p in out]
+        out = [turned(p, design.normal(0, 0.2)) for p in out]
     elif kind == "wheat":
         n = int(design.choice([1, 1, 2, 3]))
         grains = int(design.integers(2, 6))
@@ -337,7 +338,7 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
                 for side in (-1, 1):
                     if shape == "oval":
                         e = _ellipse(0, 0, 0.022 * (3 / n) ** 0.5, 0.045 * (3 / n) ** 0.5)
-                        out.append(_turned(e, side * 0.6, (0, 0)) + (gx + side * 0.035, y))
+                        out.append(turned(e, side * 0.6, (0, 0)) + (gx + side * 0.035, y))
                     elif shape == "v":
                         w = 0.07 if n == 1 else 0.045
                         out.append(np.array([(gx + side * w, y - 0.04), (gx, y + 0.02)]))
@@ -384,7 +385,7 @@ def water(rng: np.random.Generator, design: np.random.Generator) -> Lines:
             x0 = 0.5 - length / 2 + stagger * (1 if i % 2 else -1) / 2 + rng.normal(0, 0.01)
             out.append(_wave(x0, x0 + length, y, amp, periods, design.uniform(-0.3, 0.3)))
         slant = design.normal(0, 0.35)  # the whole set slants together
-        out = [_turned(p, slant) for p in out]
+        out = [turned(p, slant) for p in out]
     elif kind == "ripples":
         rings = int(design.integers(2, 4))
         gap = design.random() < 0.5  # arcs rather than whole rings

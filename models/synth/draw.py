@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from models.synth.canvas import Canvas, densify, wobble
-from models.synth.doodles import DOODLES
+from models.synth.doodles import DOODLES, turned
 from models.synth.game import Game
 from models.synth.template import Printing, print_xy
 from scanner import geometry as g
@@ -285,7 +285,7 @@ def _farm(rng, variant):
         k = int(rng.integers(3, 6))
         ts = np.linspace(0.22, 0.78, k)
         out = [[(t, 0.18), (t, 0.82)] for t in ts] + [[(0.18, t), (0.82, t)] for t in ts]
-        return [_turn(np.array(p, float), turn) for p in out]
+        return [turned(np.array(p, float), turn) for p in out]
     if variant == 5:  # long parallel furrows, straight or slightly bowed
         turn = float(rng.choice([0.0, 0.0, 0.5, -0.5, np.pi / 2])) + rng.normal(0, 0.08)
         k = int(rng.integers(3, 7))
@@ -295,7 +295,7 @@ def _farm(rng, variant):
             np.stack([x, y + bow * np.sin((x - 0.1) / 0.8 * np.pi)], 1)
             for y in np.linspace(0.2, 0.8, k)
         ]
-        return [_turn(p, turn) for p in out]
+        return [turned(p, turn) for p in out]
     if variant == 6:  # rows of short dashes
         out = []
         for y in np.linspace(0.25, 0.75, int(rng.integers(3, 5))):
@@ -430,12 +430,6 @@ def _minimal(rng, terrain, variant):
         if variant
         else [[(0.25, 0.6), (0.35, 0.3), (0.45, 0.6), (0.55, 0.3), (0.65, 0.6), (0.75, 0.3)]]
     )
-
-
-def _turn(p: np.ndarray, angle: float) -> np.ndarray:
-    """Points turned by ``angle`` about the cell centre."""
-    ca, sa = np.cos(angle), np.sin(angle)
-    return (np.asarray(p, float) - 0.5) @ np.array([[ca, -sa], [sa, ca]]).T + 0.5
 
 
 _FIXED = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
@@ -581,7 +575,7 @@ def _fill_cell(fill, cv: Canvas, style: Style, rng, cell, dark, turn: float, pre
         pts = np.stack([rng.uniform(0.0, 1.0, 2 * k), np.linspace(0.05, 0.95, 2 * k)], 1)
         pts[::2, 0] = rng.uniform(-over, 0.25, k)
         pts[1::2, 0] = rng.uniform(0.75, 1 + over, k)
-        pts = _turn(densify(pts, 0.08), turn + style.hatch_angle)
+        pts = turned(densify(pts, 0.08), turn + style.hatch_angle)
         cv.polyline(fill, wobble(rng, pts, 0.03) + (c, r), soft, width * 1.2)
         return
     cv.polyline(fill, hatch_lines(rng, style, over, turn) + (c, r), soft, width)
