@@ -639,6 +639,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     from models.net import LAYERS, widened
 
+    layers = widened(LAYERS, args.width)
     model, state = None, None
     for k, (name, part, steps, lr) in enumerate(phases):
         print(f"phase {k + 1}: {steps} batches on {name} ({len(part.labels)} cells), lr {lr}")
@@ -657,7 +658,7 @@ def main(argv: list[str] | None = None) -> None:
             shadow=args.shadow_share,
             pool=args.pool,
             label_smoothing=args.label_smoothing,
-            layers=widened(LAYERS, args.width),
+            layers=layers,
         )
         state = model.state_dict()
 
@@ -689,7 +690,7 @@ def main(argv: list[str] | None = None) -> None:
         "augment_extra": args.augment_extra,
         "shadow_share": args.shadow_share,
         "pool": model.pool,
-        "layers": [list(spec) if spec != "P" else spec for spec in widened(LAYERS, args.width)],
+        "layers": [list(spec) if spec != "P" else spec for spec in layers],
         "label_smoothing": args.label_smoothing,
         "seed": args.seed,
         "render_seconds": round(t_data),
