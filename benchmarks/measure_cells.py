@@ -13,7 +13,9 @@ scanning can be done ahead, e.g. while a model trains, and a later run compares 
 the very same scans; delete the folder after a scanner change; ``--scan-only`` fills the
 cache and reads nothing; a ``--model`` given as ``PATH@MIN_PROB,MIN_MARGIN`` flags cells for
 review with these thresholds instead of ``scanner.classify``'s, so the same model can be
-measured with two review rules in one run)
+measured with two review rules in one run; ``PATH!STEP`` reads without one of the reading
+steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``; repeatable,
+e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -80,28 +82,44 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
     return kept_in(path, render_and_scan)
 
 
+#: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
+STEPS = ("consistency", "second-look", "neighbours")
+
+
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
-    """``PATH`` or ``PATH@MIN_PROB,MIN_MARGIN`` -> the model and its review thresholds."""
+    """``PATH`` or ``PATH@MIN_PROB,MIN_MARGIN`` -> the model and its review thresholds
+    (any ``!STEP`` suffixes, see :func:`steps_left_out`, ignored)."""
     if spec is None:
         return None, None
-    path, _, review = spec.partition("@")
+    path, _, review = spec.split("!")[0].partition("@")
     if not review:
         return Path(path), None
     min_prob, min_margin = (float(v) for v in review.split(","))
     return Path(path), (min_prob, min_margin)
 
 
+def steps_left_out(spec: str | None) -> set[str]:
+    """The reading steps a spec's ``!STEP`` suffixes leave out, e.g. ``PATH!neighbours``."""
+    steps = set((spec or "").split("!")[1:])
+    unknown = steps - set(STEPS)
+    if unknown:
+        raise ValueError(f"unknown reading step(s) {sorted(unknown)}; known: {', '.join(STEPS)}")
+    return steps
+
+
 def resolve_spec(spec: str) -> str:
     """The spec with its model path made absolute (worker processes may run elsewhere)."""
-    path, _, review = spec.partition("@")
-    return str(Path(path).resolve()) + (f"@{review}" if review else "")
+    steps_left_out(spec)  # fail early on a misspelt step
+    cut = min((i for i in (spec.find("@"), spec.find("!")) if i >= 0), default=len(spec))
+    return str(Path(spec[:cut]).resolve()) + spec[cut:]
 
 
 _CLASSIFY_CELLS = None
 
 
-def use_model(spec: str | None) -> None:
-    """Make ``scanner.pipeline`` read with this model spec (None: the committed model)."""
+def use_model(spec: str | None, consistency: bool = True) -> None:
+    """Make ``scanner.pipeline`` read with this model spec (None: the committed model,
+    every step on; ``consistency`` False leaves that step out whatever the spec says)."""
     from scanner import classify
 
     global _CLASSIFY_CELLS
@@ -109,6 +127,10 @@ def use_model(spec: str | None) -> None:
         _CLASSIFY_CELLS = classify.classify_cells
         _CLASSIFY_CELLS.default_model = classify.MODEL_PATH
     path, review = model_spec(spec)
+    out = steps_left_out(spec)
+    classify.set_consistency(consistency and "consistency" not in out)
+    classify.set_second_look("second-look" not in out)
+    classify.set_neighbours("neighbours" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS
@@ -132,7 +154,6 @@ def measure_one(
 
     seed, difficulty, mode, mirror, models, consistency, cache = job
     classify.set_mirror(mirror)
-    classify.set_consistency(consistency)
     try:
         scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
         if not models:  # --scan-only
@@ -153,7 +174,7 @@ def measure_one(
         ]
     rows = []
     for model in models:
-        use_model(model)
+        use_model(model, consistency)
         rows.append(_read(seed, difficulty, model, scan, view, truth, scan_seconds))
     return rows
 
@@ -259,7 +280,8 @@ def main() -> None:
         "--model",
         action="append",
         help="ONNX model to read with (default: committed), optionally @MIN_PROB,MIN_MARGIN "
-        "review thresholds; repeat to compare on the same scans",
+        "review thresholds and !STEP to leave a reading step out; repeat to compare on the "
+        "same scans",
     )
     ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
     ap.add_argument("--scan-only", action="store_true", help="fill --scan-cache, read nothing")

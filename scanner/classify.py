@@ -6,9 +6,11 @@ as such whatever the model says, and a cell without them can never be ``^`` or `
 One player draws one sheet, so their forests look alike: :func:`sheet_consistency`
 re-scores the doubtful cells by how much the model's own features resemble the cells
 read confidently on the same sheet. Cells still doubtful after that get a second look:
-the model reads them again mirrored, and the two readings are averaged. Cells whose top
-probability is then still low, or whose top two classes are close, are listed for
-review with their candidates.
+the model reads them again mirrored, and the two readings are averaged. A player draws
+shapes of several spaces in one terrain, so a cell still doubtful then leans towards the
+terrain of the sides it shares with surely read cells (:func:`neighbour_prior`). Cells
+whose own top probability is low, or whose top two classes are close, are listed for
+review with their candidates (and, when the neighbours chose the class, so marked).
 """
 
 from __future__ import annotations
@@ -42,12 +44,23 @@ RESCORE_BELOW = 0.995
 CONSISTENCY_WEIGHT = 12.0
 #: Second look: cells read with less than this are read again mirrored (see classify_cells).
 SECOND_LOOK_BELOW = 0.99
+#: Neighbour prior: a cell read with less than this ...
+NEIGHBOUR_BELOW = 0.99
+#: ... gains this much log-probability for a terrain per side it shares with a cell ...
+NEIGHBOUR_WEIGHT = 0.6
+#: ... read as that terrain with at least this probability, ...
+NEIGHBOUR_SURE = 0.9
+#: ... counting at most this many such sides.
+NEIGHBOUR_MAX_SIDES = 2
+#: Review reason of a cell whose class the neighbour prior changed.
+DECIDED_BY_NEIGHBOURS = "decided by neighbours"
 
 _PRINTED = "^#"
 _threads = 1
 _mirror = False
 _consistency = True
 _second_look = True
+_neighbours = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -64,7 +77,7 @@ class CellReading:
     grid : 11 strings of text-map symbols, row-major.
     confidence : 11 x 11 probability of each chosen class (1.0 on printed terrain).
     probabilities : (121, len(CLASSES)) class probabilities after the layout prior (and
-        the sheet-consistency step).
+        the sheet-consistency step and the neighbour prior).
     model_probabilities : (121, len(CLASSES)) the model's own probabilities.
     review : cells a person should check.
     printed_fit : mean probability the model itself gives the printed terrain on the
@@ -95,6 +108,12 @@ def set_second_look(on: bool) -> None:
     """Read doubtful cells again mirrored (on by default; see classify_cells)."""
     global _second_look
     _second_look = bool(on)
+
+
+def set_neighbours(on: bool) -> None:
+    """Let doubtful cells lean towards their surely read neighbours (on by default)."""
+    global _neighbours
+    _neighbours = bool(on)
 
 
 def set_threads(n: int) -> None:
@@ -239,6 +258,46 @@ def sheet_consistency(
     return apply_layout_prior(out, layout)
 
 
+def neighbour_prior(
+    probs: np.ndarray,
+    layout: Layout,
+    weight: float = NEIGHBOUR_WEIGHT,
+    sure: float = NEIGHBOUR_SURE,
+    below: float = NEIGHBOUR_BELOW,
+    max_sides: int = NEIGHBOUR_MAX_SIDES,
+) -> np.ndarray:
+    """Lean each doubtful cell towards the terrains drawn surely beside it.
+
+    Every turn a player draws a shape of one to five spaces in one terrain, so a
+    drawn space usually shares a side with another of its terrain. A cell whose top
+    probability is below ``below`` gets ``p_k * exp(weight * min(n_k, max_sides))``,
+    renormalised (a class at 0 stays at 0), where ``n_k`` counts its sides shared with
+    unprinted cells read as terrain ``k`` with at least ``sure``. Empty neighbours count
+    for nothing (a faint drawing beside blank paper must stay in doubt), nor do printed
+    ones; printed cells and surely read ones are not changed.
+    """
+    printed = _printed_table(layout)
+    top = probs.argmax(axis=1)
+    conf = probs.max(axis=1)
+    doubtful = (conf < below) & (printed < 0)
+    if not doubtful.any():
+        return probs
+    empty = CLASSES.index(".")
+    votes = ((conf >= sure) & (printed < 0) & (top != empty)).reshape(SIZE, SIZE)
+    # Each sure vote, one-hot by class, on the grid with a blank border of one cell.
+    padded = np.zeros((SIZE + 2, SIZE + 2, probs.shape[1]))
+    rows, cols = np.nonzero(votes)
+    padded[rows + 1, cols + 1, top.reshape(SIZE, SIZE)[rows, cols]] = 1.0
+    up, down, left, right = padded[:-2, 1:-1], padded[2:, 1:-1], padded[1:-1, :-2], padded[1:-1, 2:]
+    sides = (up + down + left + right).reshape(SIZE * SIZE, -1)
+    boost = np.exp(weight * np.minimum(sides, max_sides))
+    leaning = np.flatnonzero(doubtful & (boost > 1).any(axis=1))
+    out = probs.copy()
+    out[leaning] *= boost[leaning]
+    out[leaning] /= out[leaning].sum(axis=1, keepdims=True)
+    return out
+
+
 @lru_cache(maxsize=16)
 def _ruins_mask(layout: Layout) -> np.ndarray:
     """(121,) True on the layout's ruins spaces."""
@@ -266,17 +325,22 @@ def review_cells(
     layout: Layout,
     min_prob: float = REVIEW_MIN_PROB,
     min_margin: float = REVIEW_MIN_MARGIN,
+    decided: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
-    """Cells whose top probability is below ``min_prob`` or whose top two are close."""
+    """Cells whose top probability is below ``min_prob`` or whose top two are close,
+    and the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class)."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
-    doubtful = (top2[:, 0] < min_prob) | (top2[:, 0] - top2[:, 1] < min_margin)
-    doubtful &= _printed_table(layout) < 0
+    low = top2[:, 0] < min_prob
+    close = top2[:, 0] - top2[:, 1] < min_margin
+    decided = np.zeros(len(probs), bool) if decided is None else decided
+    doubtful = (low | close | decided) & (_printed_table(layout) < 0)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
-        p1, p2 = top2[i]
-        if p1 < min_prob:
+        if decided[i]:
+            reason = DECIDED_BY_NEIGHBOURS
+        elif low[i]:
             reason = "low confidence"
         else:
             reason = "close call"
@@ -343,6 +407,7 @@ def classify_cells(
     mirror: bool | None = None,
     consistency: bool | None = None,
     second_look: bool | None = None,
+    neighbours: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -352,8 +417,11 @@ def classify_cells(
     below :data:`SECOND_LOOK_BELOW` are read again mirrored left-right (the model was
     trained on both), their two readings (probabilities and features) averaged, and
     the prior and consistency step redone: a sixth fewer misread cells on tuning
-    photos for about a tenth of a sheet's model time. A sheet that
-    :func:`looks_blank` is read as empty.
+    photos for about a tenth of a sheet's model time. With ``neighbours``, cells still
+    doubtful lean towards the terrains read surely beside them (:func:`neighbour_prior`);
+    the review is still decided on the cells' own reading (the neighbours never take a
+    cell off it), and a cell whose class they change is listed as decided by them. A
+    sheet that :func:`looks_blank` is read as empty.
 
     Parameters
     ----------
@@ -368,6 +436,7 @@ def classify_cells(
         :func:`set_consistency`'s value (on).
     second_look : read doubtful cells again mirrored; default :func:`set_second_look`'s
         value (on).
+    neighbours : apply :func:`neighbour_prior`; default :func:`set_neighbours`'s value (on).
 
     Returns
     -------
@@ -388,8 +457,15 @@ def classify_cells(
                 features = features.copy()
                 features[doubtful] = (features[doubtful] + again_features) / 2
             probs = _posterior(raw, features, layout, consistency)
+    # The review follows the cells' own reading: the neighbours may choose a doubtful
+    # cell's class, but they never take it off the review list.
+    own, decided = probs, None
+    if _neighbours if neighbours is None else neighbours:
+        probs = neighbour_prior(own, layout)
+        decided = probs.argmax(axis=1) != own.argmax(axis=1)
     if looks_blank(probs, layout):
-        probs = _all_empty(probs, layout)
+        own = probs = _all_empty(probs, layout)
+        decided = None
     choice = probs.argmax(axis=1)
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
     conf = probs[np.arange(SIZE * SIZE), choice]
@@ -403,6 +479,6 @@ def classify_cells(
         confidence=confidence,
         probabilities=probs,
         model_probabilities=raw,
-        review=review_cells(probs, layout, min_prob, min_margin),
+        review=review_cells(own, layout, min_prob, min_margin, decided),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

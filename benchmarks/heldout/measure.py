@@ -10,10 +10,11 @@ tuning), writes them as JPEG files (some EXIF-turned), and runs
 
 ``--model PATH`` reads with another cell model; repeated, every model reads the very same
 scans and gets its own figures (``PATH@MIN_PROB,MIN_MARGIN``: with these review
-thresholds, as in ``benchmarks/measure_cells.py``). ``--scan-cache DIR`` keeps each
-photo's scan there and reuses it for the same photo later (scan ahead while a model
-trains, compare models later on the very same scans; delete it after a scanner change);
-with ``--render-only`` it also scans.
+thresholds; ``PATH!STEP``: without that reading step; as in
+``benchmarks/measure_cells.py``). ``--scan-cache DIR`` keeps each photo's scan there and
+reuses it for the same photo later (scan ahead while a model trains, compare models later
+on the very same scans; delete it after a scanner change); with ``--render-only`` it also
+scans.
 
 Figures printed per difficulty: grid found (every cell centre within 10 % of a
 cell of the truth lattice, whatever the turn) and within 25 % (still readable);
@@ -305,7 +306,7 @@ def main(argv=None) -> None:
         "--model",
         action="append",
         help="cell model (default: committed), optionally @MIN_PROB,MIN_MARGIN review "
-        "thresholds; repeat to compare on the same scans",
+        "thresholds and !STEP to leave a reading step out; repeat to compare on the same scans",
     )
     ap.add_argument("--scan-cache", type=Path, help="keep and reuse each photo's scan here")
     args = ap.parse_args(argv)

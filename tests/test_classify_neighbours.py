@@ -1,0 +1,146 @@
+"""Doubtful cells lean towards the terrain drawn surely beside them (the neighbour prior).
+
+SHEET.md, "How players draw": "Each placed shape is usually outlined with a firmer line
+along its border, then every cell is filled with the terrain's symbol" -- a shape of
+several spaces in one terrain, so a drawn space usually shares a side with its own kind.
+"""
+
+import numpy as np
+import pytest
+
+from scanner import classify
+from scanner.classify import (
+    DECIDED_BY_NEIGHBOURS,
+    apply_layout_prior,
+    classify_cells,
+    neighbour_prior,
+    review_cells,
+)
+from scanner.normalize import CLASSES
+from scoring.layouts import SIDE_A, parse_space, space_name
+
+FOREST, WATER, EMPTY = (CLASSES.index(s) for s in "TW.")
+
+
+def _index(name: str) -> int:
+    r, c = parse_space(name)
+    return r * 11 + c
+
+
+def _sheet(symbol: str = ".", p: float = 0.999) -> np.ndarray:
+    """Every cell read as ``symbol`` with probability ``p``, after the layout prior."""
+    probs = np.full((121, len(CLASSES)), (1 - p) / (len(CLASSES) - 1))
+    probs[:, CLASSES.index(symbol)] = p
+    return apply_layout_prior(probs, SIDE_A)
+
+
+def _set(probs: np.ndarray, name: str, **by_symbol: float) -> None:
+    """Give one cell these probabilities (keyword = class index name: T, W, E for '.')."""
+    row = probs[_index(name)]
+    row[:] = 0.0
+    for key, value in by_symbol.items():
+        row[{"T": FOREST, "W": WATER, "E": EMPTY}[key]] = value
+
+
+def test_a_close_call_between_sure_forests_is_read_as_forest():
+    # H8..H10 on side A are plain cells (no mountain, ruins or rift).
+    probs = _sheet(".")
+    _set(probs, "H8", T=0.999, E=0.001)
+    _set(probs, "H10", T=0.999, E=0.001)
+    _set(probs, "H9", W=0.52, T=0.48)
+    out = neighbour_prior(probs, SIDE_A)
+    assert out[_index("H9")].argmax() == FOREST
+    np.testing.assert_allclose(out[_index("H9")].sum(), 1.0)
+    # Without the two forests beside it, the model's own choice stands.
+    alone = _sheet(".")
+    _set(alone, "H9", W=0.52, T=0.48)
+    assert neighbour_prior(alone, SIDE_A)[_index("H9")].argmax() == WATER
+
+
+def test_a_sure_reading_is_never_changed_by_its_neighbours():
+    probs = _sheet("T")
+    _set(probs, "H9", W=0.995, T=0.005)
+    out = neighbour_prior(probs, SIDE_A)
+    np.testing.assert_array_equal(out[_index("H9")], probs[_index("H9")])
+
+
+def test_empty_neighbours_do_not_pull_a_faint_drawing_to_empty():
+    # A faint forest among blank spaces must stay a forest (and stay in doubt).
+    probs = _sheet(".")
+    _set(probs, "H9", T=0.55, E=0.45)
+    out = neighbour_prior(probs, SIDE_A)
+    np.testing.assert_array_equal(out[_index("H9")], probs[_index("H9")])
+
+
+def test_doubtful_neighbours_do_not_vote():
+    probs = _sheet(".")
+    _set(probs, "H8", T=0.8, W=0.2)
+    _set(probs, "H10", T=0.8, W=0.2)
+    _set(probs, "H9", W=0.52, T=0.48)
+    assert neighbour_prior(probs, SIDE_A)[_index("H9")].argmax() == WATER
+
+
+def test_printed_cells_keep_the_printed_terrain():
+    probs = _sheet("T")
+    out = neighbour_prior(probs, SIDE_A)
+    mountain = _index("B4")  # side A mountain
+    assert CLASSES[out[mountain].argmax()] == "^" and out[mountain].max() == 1.0
+
+
+def test_a_cell_decided_by_neighbours_is_listed_for_review():
+    probs = _sheet(".")
+    decided = np.zeros(121, bool)
+    decided[_index("H9")] = True
+    reviews = review_cells(probs, SIDE_A, decided=decided)
+    assert [(r.space, r.reason) for r in reviews] == [("H9", DECIDED_BY_NEIGHBOURS)]
+
+
+class _FixedReader:
+    """Stands in for the model: returns the given probabilities, no features."""
+
+    probs: np.ndarray
+
+    def __init__(self, crops, layout, model, threads) -> None:
+        pass
+
+    def read(self, mirror: bool = False):
+        return self.probs, None
+
+    def mirrored(self, cells):
+        return self.probs[cells], None
+
+
+@pytest.mark.parametrize("neighbours", [True, False])
+def test_classify_cells_applies_the_prior_and_flags_what_it_decided(monkeypatch, neighbours):
+    probs = _sheet(".")
+    for name in ("H8", "H10", "G9", "I9"):
+        _set(probs, name, T=0.999, E=0.001)
+    _set(probs, "H9", W=0.52, T=0.48)
+    monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
+    monkeypatch.setattr(classify, "_Reader", _FixedReader)
+    crops = np.zeros((121, 96, 96, 3), np.uint8)
+    reading = classify_cells(crops, SIDE_A, neighbours=neighbours)
+    r, c = parse_space("H9")
+    reasons = {x.space: x.reason for x in reading.review}
+    if neighbours:
+        assert reading.grid[r][c] == "T"
+        assert reasons[space_name((r, c))] == DECIDED_BY_NEIGHBOURS
+    else:
+        assert reading.grid[r][c] == "W"
+        assert reasons[space_name((r, c))] == "low confidence"
+
+
+def test_neighbours_never_take_a_doubtful_cell_off_the_review(monkeypatch):
+    # Two sure waters beside a 0.97 water make it surer than the review threshold; the
+    # cell's own reading was doubtful, so it is still listed.
+    probs = _sheet(".")
+    for name in ("H8", "H10"):
+        _set(probs, name, W=0.999, E=0.001)
+    _set(probs, "H9", W=0.97, T=0.03)
+    assert neighbour_prior(probs, SIDE_A)[_index("H9")].max() > classify.REVIEW_MIN_PROB
+    monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
+    monkeypatch.setattr(classify, "_Reader", _FixedReader)
+    reading = classify_cells(np.zeros((121, 96, 96, 3), np.uint8), SIDE_A)
+    reviews = {x.space: x for x in reading.review}
+    assert reviews["H9"].reason == "low confidence"
+    assert reviews["H9"].candidates == {"W": 0.97, "T": 0.03}
