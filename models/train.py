@@ -1,13 +1,16 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
-(session 14: synthesis 16, the net widened 1.25 times, :data:`models.net.LAYERS`; 17
-minutes of training with the rendered cells taken from the cache, which took 12 minutes
-to render on a busy machine; ``training`` in the metrics file) and writes beside it the
+(session 14: synthesis 16, the net widened 1.25 times, :data:`models.net.LAYERS`; 21
+minutes of training on a busy machine after 9 minutes of rendering, ``training`` in the
+metrics file; later runs take the rendered cells from the cache) and writes beside it the
 8-bit copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an
 ``--out X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
 (:func:`models.net.widened`); session 14 trained the sessions 9-13 net and the 1.25-wide
 one on synthesis 16, and the wide one read the held-out tune photos better (README).
+Session 15 tried ``--width 1.2`` (1.5 times the sessions 9-13 net, 397k parameters, 23
+and 21 minutes from the cache, seeds 0 and 1): both runs read own normal photos better
+but held-out normal ones worse (more empty cells read as farms); not the default (README).
 Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
