@@ -117,9 +117,9 @@ def resolve_spec(spec: str) -> str:
 _CLASSIFY_CELLS = None
 
 
-def use_model(spec: str | None, consistency: bool = True) -> None:
+def use_model(spec: str | None) -> None:
     """Make ``scanner.pipeline`` read with this model spec (None: the committed model,
-    every step on; ``consistency`` False leaves that step out whatever the spec says)."""
+    every step on)."""
     from scanner import classify
 
     global _CLASSIFY_CELLS
@@ -128,7 +128,7 @@ def use_model(spec: str | None, consistency: bool = True) -> None:
         _CLASSIFY_CELLS.default_model = classify.MODEL_PATH
     path, review = model_spec(spec)
     out = steps_left_out(spec)
-    classify.set_consistency(consistency and "consistency" not in out)
+    classify.set_consistency("consistency" not in out)
     classify.set_second_look("second-look" not in out)
     classify.set_neighbours("neighbours" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
@@ -141,7 +141,7 @@ def use_model(spec: str | None, consistency: bool = True) -> None:
 
 
 def measure_one(
-    job: tuple[int, str, str, bool, list[str | None], bool, str | None],
+    job: tuple[int, str, str, bool, list[str | None], str | None],
 ) -> list[dict]:
     """Render one sheet and read it with each model; per model, what was right and flagged.
 
@@ -152,7 +152,7 @@ def measure_one(
     cv2.setNumThreads(1)
     from scanner import classify
 
-    seed, difficulty, mode, mirror, models, consistency, cache = job
+    seed, difficulty, mode, mirror, models, cache = job
     classify.set_mirror(mirror)
     try:
         scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
@@ -174,7 +174,7 @@ def measure_one(
         ]
     rows = []
     for model in models:
-        use_model(model, consistency)
+        use_model(model)
         rows.append(_read(seed, difficulty, model, scan, view, truth, scan_seconds))
     return rows
 
@@ -310,10 +310,13 @@ def main() -> None:
         if not args.scan_cache:
             ap.error("--scan-only needs --scan-cache")
         models = []
-    consistency = not args.no_consistency
+    if args.no_consistency:  # the same as '!consistency' on every model
+        from scanner.classify import MODEL_PATH
+
+        models = [f"{m or resolve_spec(str(MODEL_PATH))}!consistency" for m in models]
     cache = str(args.scan_cache) if args.scan_cache else None
     jobs = [
-        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, consistency, cache)
+        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, cache)
         for i, s in enumerate(seeds)
         if DIFFICULTIES[i % 3] in args.difficulty
     ]
