@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from scanner import geometry as g
-from scanner.detect import Pyramid, cell_size_px
+from scanner.detect import Pyramid, cell_size_px, ink_image
 from scoring.layouts import LAYOUTS
 
 N = g.GRID_CELLS
@@ -91,12 +91,7 @@ def label_score(canvas: np.ndarray) -> float:
 
     ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
     """
-    ink = (
-        canvas
-        if canvas.ndim == 2
-        else cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
-    )
-    ink = ink.astype(np.float32)
+    ink = ink_image(canvas).astype(np.float32)
     m = _MARGIN
     span = np.arange(int(m * _PX), int((m + N) * _PX))
     centre = span / _PX - m
@@ -139,7 +134,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)  # once, then turned
     mountains = mountain_map(grey)
     coins = [coin_track_score(np.rot90(grey, k)) for k in range(4)]
-    ink = cv2.min(cv2.min(canvas[..., 0], canvas[..., 1]), canvas[..., 2])
+    ink = ink_image(canvas)
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth = line_warmth(canvas)
     saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1]
