@@ -139,27 +139,62 @@ def _paper(cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
     # Paper colour + texture at half resolution, then one resize (the texture is smooth).
     half = np.stack([pr.paper[k] + lum * (1.0 + 0.25 * k) for k in range(3)], axis=-1)
     img = cv2.resize(np.clip(half, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
-    if pr.map_art > 0.15:
+    if pr.map_art > 0.05:
         _map_art(img, cv, pr, rng)
     return img
 
 
+#: Place names for the faint lettering of the old map under the grid.
+_MAP_WORDS = (
+    "Old Sea", "Bay", "Marsh", "Ford", "Tears", "Bridge", "Vale", "Hollow", "Keep", "Isle",
+    "Falls", "Wood", "Pass", "Nalos", "The Reach", "Sound", "Moor", "Gulf", "Lake", "Crag",
+)
+#: Hershey fonts that pass for an old map's lettering.
+_MAP_FONTS = (
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_COMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
+)
+
+
 def _map_art(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator) -> None:
-    """Faint old-map lines (coasts, rivers) printed under the grid."""
-    art = np.zeros_like(img)
-    tone = (np.array(pr.paper) * (1 - 0.10 * pr.map_art)).astype(int).tolist()
-    for _ in range(int(rng.integers(6, 14))):
-        start = rng.uniform([-0.5, -0.5], [11.5, 11.5])
+    """The faint old map printed under the grid: coasts (some with hatching), rivers, lettering.
+
+    On the real sheet these lines show through every empty cell (SHEET.md: "a faint
+    old-map texture"); after white balance they are a tenth to a quarter darker than the
+    paper, and a model that never saw them reads them as furrows.
+    """
+    art = cv.blank(1)
+    for _ in range(int(rng.integers(10, 22))):
+        start = rng.uniform([-1.0, -1.0], [12.0, 12.0])
         heading = rng.uniform(0, 2 * np.pi)
+        step = rng.uniform(0.12, 0.3)
         pts = [start]
-        for _ in range(int(rng.integers(15, 40))):
-            heading += rng.normal(0, 0.35)
-            pts.append(pts[-1] + 0.25 * np.array([np.cos(heading), np.sin(heading)]))
-        cv.polyline(art, np.array(pts), (255, 255, 255), 0.02)
-    mask = art[..., 0] > 0
-    img[mask] = (img[mask].astype(np.float32) * 0.3 + np.array(tone, np.float32) * 0.7).astype(
-        np.uint8
-    )
+        for _ in range(int(rng.integers(15, 50))):
+            heading += rng.normal(0, 0.45)
+            pts.append(pts[-1] + step * np.array([np.cos(heading), np.sin(heading)]))
+        pts = np.array(pts)
+        cv.polyline(art, pts, 255, rng.uniform(0.012, 0.03))
+        if rng.random() < 0.5:  # a coast's hatching: short strokes off one side
+            side = rng.choice([-1.0, 1.0])
+            length = rng.uniform(0.05, 0.14)
+            ticks = []
+            for a, b in zip(pts[:-1:2], pts[1::2]):
+                d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+                n = np.array([-d[1], d[0]]) * side
+                ticks.append([a, a + n * length])
+            cv.polylines(art, ticks, 170, 0.012)
+    for _ in range(int(rng.integers(3, 9))):
+        word = str(rng.choice(_MAP_WORDS))
+        font = int(rng.choice(_MAP_FONTS))
+        xy = rng.uniform([-1.0, 0.0], [10.0, 12.0])
+        cv.text(art, word, xy, rng.uniform(0.12, 0.32), 200, font=font, weight=0.08)
+    strength = 0.08 + 0.17 * pr.map_art
+    dark = art.astype(np.float32) * (strength / 255)
+    tint = np.array([1.25, 1.0, 0.8], np.float32)  # bluish light absorbed more: a brown line
+    gain = 1 - dark[..., None] * tint
+    img[:] = np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
 def _torn_alpha(cv: Canvas, rng: np.random.Generator) -> np.ndarray:
@@ -309,7 +344,8 @@ def draw_coin(img, cv: Canvas, pr: Printing, center, radius: float) -> None:
 class RuinsLook:
     """How one printing draws the ruins icon: design, size, offset, line weight, strength."""
 
-    design: int = 0  # 0 column + rubble, 1 two columns and a lintel, 2 broken column, 3 arch
+    design: int = 0  # 0 column + rubble, 1 two columns and a lintel, 2 broken column, 3 arch,
+    # 4 the printed sheet's own: a fluted column beside a broken one, on stepped bases
     scale: float = 1.0
     shift: tuple[float, float] = (0.0, 0.0)
     width: float = 0.028
@@ -319,8 +355,9 @@ class RuinsLook:
 
 def ruins_look(rng: np.random.Generator) -> RuinsLook:
     """A random :class:`RuinsLook` (one per printing)."""
+    design = 4 if rng.random() < 0.5 else int(rng.integers(0, 4))
     return RuinsLook(
-        design=int(rng.integers(0, 4)),
+        design=design,
         scale=float(rng.uniform(0.8, 1.25)),
         shift=(float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04))),
         width=float(rng.uniform(0.018, 0.04)),
@@ -329,8 +366,38 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
     )
 
 
+#: Design 4's shaded areas (cell-local): the whole column and the broken one's shaft.
+_FLUTED_BODIES = (
+    [(0.13, 0.22), (0.47, 0.22), (0.47, 0.77), (0.13, 0.77)],
+    [(0.53, 0.44), (0.58, 0.38), (0.62, 0.43), (0.67, 0.37), (0.67, 0.77), (0.53, 0.77)],
+)
+
+
+def _fluted_ruins() -> list[list[tuple[float, float]]]:
+    """Design 4, drawn after the printed sheet's icon: a tall fluted column under a scrolled
+    capital and a shorter broken one, each on two stepped slabs."""
+    out = [
+        [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27), (0.13, 0.22)],  # capital
+        [(0.16, 0.25), (0.13, 0.28), (0.16, 0.3)],  # its scrolls
+        [(0.44, 0.25), (0.47, 0.28), (0.44, 0.3)],
+        [(0.2, 0.29), (0.4, 0.29)],
+        [(0.2, 0.29), (0.2, 0.67)],  # shaft outline and flutes
+        [(0.4, 0.29), (0.4, 0.67)],
+        [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
+        [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
+        [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
+        [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
+        [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
+    ]
+    out += [[(x, 0.31), (x, 0.65)] for x in (0.26, 0.3, 0.34)]
+    out += [[(x, 0.45), (x, 0.65)] for x in (0.58, 0.62)]
+    return out
+
+
 def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
     """The icon's strokes in cell-local coordinates (0..1)."""
+    if design == 4:
+        return _fluted_ruins()
     if design == 1:  # two columns under a lintel, a stone beside
         out = [
             [(0.26, 0.3), (0.66, 0.3)],
@@ -379,17 +446,21 @@ def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
 
 def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLook()) -> None:
     """The ruins icon in the middle of the cell (column and rubble by default)."""
-    lines = []
-    for p in _ruins_lines(look.design):
+
+    def place(p) -> np.ndarray:
         q = np.array(p, float)
         if look.mirror:
             q[:, 0] = 1 - q[:, 0]
-        q = (q - 0.5) * look.scale + 0.5 + np.array(look.shift)
-        lines.append(q + (c, r))
+        return (q - 0.5) * look.scale + 0.5 + np.array(look.shift) + (c, r)
+
+    paper = np.array([225, 232, 238], float)
     if look.strength < 1:  # paler ink: mix the accent colour towards the paper
-        paper = np.array([225, 232, 238], float)
         color = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.strength)
-    cv.polylines(img, lines, color, look.width)
+    if look.design == 4:
+        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * 0.45)
+        for body in _FLUTED_BODIES:
+            cv.fill(img, place(body), pale)
+    cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
 
 def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generator) -> None:
