@@ -145,9 +145,9 @@ def _paper(cv: Canvas, pr: Printing, rng: np.random.Generator) -> np.ndarray:
 
 
 #: Place names for the faint lettering of the old map under the grid.
-_MAP_WORDS = (
-    "Old Sea", "Bay", "Marsh", "Ford", "Tears", "Bridge", "Vale", "Hollow", "Keep", "Isle",
-    "Falls", "Wood", "Pass", "Nalos", "The Reach", "Sound", "Moor", "Gulf", "Lake", "Crag",
+_MAP_WORDS = tuple(
+    "Old Sea|Bay|Marsh|Ford|Tears|Bridge|Vale|Hollow|Keep|Isle|Falls|Wood|Pass|Nalos|The Reach"
+    "|Sound|Moor|Gulf|Lake|Crag".split("|")
 )
 #: Hershey fonts that pass for an old map's lettering.
 _MAP_FONTS = (
@@ -180,7 +180,7 @@ def _map_art(img: np.ndarray, cv: Canvas, pr: Printing, rng: np.random.Generator
             side = rng.choice([-1.0, 1.0])
             length = rng.uniform(0.05, 0.14)
             ticks = []
-            for a, b in zip(pts[:-1:2], pts[1::2]):
+            for a, b in zip(pts[:-1:2], pts[1::2], strict=True):
                 d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
                 n = np.array([-d[1], d[0]]) * side
                 ticks.append([a, a + n * length])
