@@ -20,6 +20,16 @@ looked at to make changes or explain misses; 138000+ and 140000+ gave session
 (then a few photos were looked at), 148000+ is the pipeline's again: use 150000+ next. Each
 difficulty also reports the photos whose sheet covers at least 30 % of the frame
 (SHEET.md's range) apart.
+
+``--occlude finger|pencil|card|mixed`` paints something lying on the sheet over
+each photo (benchmarks/occlude.py; mixed: one of the three, chosen by the seed)
+and reports each kind apart; the lattice must still be right where it cannot be
+seen. ``--cells`` also reads the cells and counts those under the occluder that
+are misread without being flagged for review. Session 16 tuned on seeds
+302000-302099 (normal and hard, mixed), with 300000-300199 plain as the check
+that nothing else moved.
+
+    python benchmarks/measure_scanner.py --n 100 --seed 302000 --occlude mixed --cells
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.occlude import CHOICES  # noqa: E402
 from benchmarks.rendered import add_render_args, measure_rendered, rendered_sample  # noqa: E402
 from scanner.errors import SheetNotFound  # noqa: E402
 from scanner.geometry import GRID_CELLS, page_box  # noqa: E402
@@ -52,15 +63,22 @@ def cell_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
     return float((np.linalg.norm(centres - truth_c, axis=-1) / cell).max())
 
 
-def measure_one(args: tuple[str, int, str]) -> dict:
-    folder, seed, difficulty = args
-    path, truth = rendered_sample(folder, seed, difficulty)
+COVERED = 0.25  # a cell this much under an occluder cannot be read
+
+
+def measure_one(args: tuple) -> dict:
+    folder, seed, difficulty, *rest = args
+    occlude = rest[0] if rest else "none"
+    cells = occlude.endswith("+cells")
+    occlude = occlude.removesuffix("+cells")
+    path, truth = rendered_sample(folder, seed, difficulty, occlude)
+    kind = truth.get("occluder", "none")
     start = time.perf_counter()
     try:
         scan = scan_photo(path)
     except SheetNotFound:
         ms = (time.perf_counter() - start) * 1000
-        return {"seed": seed, "found": False, "ms": ms, "share": sheet_share(truth)}
+        return {"seed": seed, "found": False, "ms": ms, "share": sheet_share(truth), "kind": kind}
     ms = (time.perf_counter() - start) * 1000
     truth_lattice = np.array(truth["lattice"], float)
     share = sheet_share(truth)
@@ -75,9 +93,42 @@ def measure_one(args: tuple[str, int, str]) -> dict:
         "side_ok": scan.side == truth["side"],
         "coins_ok": scan.coins == truth["coins"],
         "coins": [scan.coins, truth["coins"]],
+        "coin_confidence": round(scan.coin_confidence, 2),
         "fit": scan.fit,
         "ms": ms,
         "share": share,
+        "kind": kind,
+        **(covered_cells(scan, truth) if cells and errors[0] <= TOLERANCE else {}),
+    }
+
+
+def covered_cells(scan, truth: dict) -> dict:
+    """How the classifier reads the cells under the occluder (share >= ``COVERED``):
+    how many there are, how many are misread and how many of those are not flagged
+    for review; and the misread cells elsewhere, for comparison."""
+    from scanner.pipeline import sheet_from_scan
+    from scoring.layouts import parse_space
+
+    sheet = sheet_from_scan(scan)
+    covered = np.array(truth["covered"]) >= COVERED
+    flagged = {parse_space(item.space) for item in sheet.review}
+    wrong = np.array(
+        [[sheet.map.grid[r][c] != truth["grid"][r][c] for c in range(11)] for r in range(11)]
+    )
+    unflagged = wrong.copy()
+    for r, c in flagged:
+        unflagged[r, c] = False
+    silent = [
+        f"{truth['grid'][r][c]}->{sheet.map.grid[r][c]}"
+        for r, c in zip(*np.nonzero(covered & unflagged), strict=True)
+    ]
+    return {
+        "covered": int(covered.sum()),
+        "covered_wrong": int((covered & wrong).sum()),
+        "covered_silent": int((covered & unflagged).sum()),
+        "silent": silent,
+        "other_wrong": int((~covered & wrong).sum()),
+        "other_silent": int((~covered & unflagged).sum()),
     }
 
 
@@ -95,14 +146,54 @@ def sheet_share(truth: dict) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_render_args(parser, n=100, seed=112000)
+    parser.add_argument(
+        "--occlude",
+        choices=CHOICES,
+        default="none",
+        help="paint a finger, pencil or card on each photo (mixed: one of them, by seed)",
+    )
+    parser.add_argument(
+        "--cells",
+        action="store_true",
+        help="with --occlude: also read the cells and count misread covered ones",
+    )
     parser.add_argument("--show-failures", action="store_true")
     args = parser.parse_args()
+    if args.cells and args.occlude != "none":
+        args.occlude += "+cells"  # measure_one reads it from its work item
     for difficulty, rows in measure_rendered(args, measure_one):
         report(difficulty, rows, args.show_failures)
+        if len({r["kind"] for r in rows}) > 1:
+            for kind in sorted({r["kind"] for r in rows}):
+                report(f"  {kind}", [r for r in rows if r["kind"] == kind], False)
+        if any("covered" in r for r in rows):
+            report_cells(rows)
+
+
+def report_cells(rows: list[dict]) -> None:
+    read = [r for r in rows if "covered" in r]
+
+    def total(key: str) -> int:
+        return sum(r[key] for r in read)
+
+    print(
+        f"        cells read on {len(read)} photos: {total('covered')} covered, "
+        f"{total('covered_wrong')} of them misread, {total('covered_silent')} misread and "
+        f"not flagged; other cells: {total('other_wrong')} misread, "
+        f"{total('other_silent')} not flagged"
+    )
+    silent = [s for r in read for s in r["silent"]]
+    if silent:
+        counts: dict[str, int] = {}
+        for s in silent:
+            counts[s] = counts.get(s, 0) + 1
+        print("        covered, misread, not flagged (truth->read):", counts)
 
 
 def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
     n = len(rows)
+    if not n:
+        return
     found = [r for r in rows if r["found"]]
 
     def share(items, key):
@@ -114,6 +205,10 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
         f"coins {share(found, 'coins_ok'):7.2%}  "
         f"median scan {np.median([r['ms'] for r in rows]):.0f} ms"
     )
+    # A wrong count given with confidence under 0.5 is flagged for the player to check.
+    silent = sum(not r["coins_ok"] and r["coin_confidence"] >= 0.5 for r in found)
+    wrong = sum(not r["coins_ok"] for r in found)
+    print(f"        coins wrong {wrong}, of them not flagged (confidence >= 0.5): {silent}")
     # SHEET.md: the sheet fills 30-95 % of the frame; hard renders also go smaller.
     within = [r for r in rows if r["share"] >= SPEC_SHARE]
     if within and len(within) < n:

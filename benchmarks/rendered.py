@@ -2,6 +2,9 @@
 
 A photo is rendered once per (seed, difficulty) into a folder, with its truth
 next to it; ``--dir`` keeps the folder for another run or for looking at misses.
+With ``occlude`` (benchmarks/occlude.py) a finger, pencil or card is painted on
+the rendered picture before it is saved; the truth then also says which kind
+was drawn and each cell's covered share ("occluder", "covered").
 """
 
 from __future__ import annotations
@@ -38,26 +41,52 @@ def kept_in(path: Path | None, compute: Callable[[], object]):
     return out
 
 
-def rendered_sample(folder: str, seed: int, difficulty: str) -> tuple[Path, dict]:
-    """The photo file and its truth, rendered now unless the folder has them."""
+def rendered_sample(
+    folder: str, seed: int, difficulty: str, occlude: str = "none"
+) -> tuple[Path, dict]:
+    """The photo file and its truth, rendered now unless the folder has them.
+
+    ``occlude`` other than "none" paints that occluder (a seeded choice for "mixed")
+    on the photo before it is written, as :func:`models.synth.write_sample` writes it.
+    """
     from models.synth import write_sample
 
-    path = Path(folder) / f"{difficulty}_{seed}.jpg"
+    name = f"{difficulty}_{seed}" + ("" if occlude == "none" else f"_{occlude}")
+    path = Path(folder) / f"{name}.jpg"
     truth_path = path.with_suffix(".json")
     if path.exists() and truth_path.exists():
         return path, json.loads(truth_path.read_text())
-    return path, write_sample(path, seed, difficulty)
+    if occlude == "none":
+        return path, write_sample(path, seed, difficulty)
+    return path, _write_occluded(path, seed, difficulty, occlude)
+
+
+def _write_occluded(path: Path, seed: int, difficulty: str, occlude: str) -> dict:
+    from benchmarks.occlude import occlude as paint
+    from models.synth.photo import exif_jpeg, render_photo
+
+    img, truth, shot = render_photo(seed, difficulty)
+    img, covered, kind = paint(img, truth["lattice"], occlude, seed)
+    truth = {**truth, "occluder": kind, "covered": covered.round(3).tolist()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(exif_jpeg(img, shot.jpeg, shot.exif))
+    path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
+    return truth
 
 
 def measure_rendered(
-    args: argparse.Namespace, measure_one: Callable[[tuple[str, int, str]], dict]
+    args: argparse.Namespace, measure_one: Callable[[tuple], dict]
 ) -> Iterator[tuple[str, list[dict]]]:
-    """(difficulty, rows): ``measure_one((folder, seed, difficulty))`` on every photo."""
+    """(difficulty, rows): ``measure_one((folder, seed, difficulty))`` on every photo
+    (``(folder, seed, difficulty, occluder)`` when ``args.occlude`` names one)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.dir or tmp
         Path(folder).mkdir(parents=True, exist_ok=True)
         for difficulty in args.difficulty:
             work = [(folder, args.seed + i, difficulty) for i in range(args.n)]
+            occlude = getattr(args, "occlude", "none")
+            if occlude != "none":  # only then a fourth item: other benchmarks take three
+                work = [(*w, occlude) for w in work]
             if args.jobs > 1:
                 with ProcessPoolExecutor(args.jobs) as pool:
                     rows = list(pool.map(measure_one, work))
