@@ -18,8 +18,9 @@ printed coins are identical, so each coin is compared with the unmarked ones
 5. if those "unmarked" coins are darker in the middle than at their printed ring,
    they are probably all marked (nothing was left to compare with): unsure;
 6. so is a count leaving only one or two coins unmarked with a small step to them
-   (the reference then held marked coins), and one whose "unmarked" coins include a
-   dark one (a pencil lying across the track, or marks out of order);
+   (the reference then held marked coins), one whose "unmarked" coins include a
+   dark one (a pencil lying across the track, or marks out of order), and one
+   with a coin so flat it shows no printed ring (a card or a hand over the track);
 7. an unsure count is read again from each coin's darkest pixels: a thin slash or
    tick on a small, blurred sheet darkens a few pixels a lot and the disc's mean
    little. That reading is taken when it splits more clearly with a clear step
@@ -84,6 +85,12 @@ _DARK_UNMARKED = 0.1
 # stepped 0.065 or more, a blank print whose band darkens at its end 0.02. Used for
 # every reading it cut hard errors too but misread three normal tracks.
 _SURE = 0.5
+# A coin whose disc (light divided out) is this flat shows neither its printed ring
+# nor a mark: something lies on the track (a card, a hand), so the count is unsure.
+# Covered coins measure 0.000-0.010 (tuning photos 302000+ with a card painted over
+# an edge, benchmarks/occlude.py); no coin of 120 plain tuning photos (300000+,
+# normal and hard: 1,680 coins) is under 0.022, the small blurred ones included.
+_FLAT_DISC = 0.012
 _THIN_MARK_SHARE = 0.15
 _THIN_MARK_STEP = 0.05
 _THIN_MARK_CONFIDENCE = 0.45
@@ -130,6 +137,8 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
             confidence = min(thin_confidence, _THIN_MARK_CONFIDENCE)
     if visible < g.COIN_COUNT and count in (0, visible):
         confidence = min(confidence, _NO_SPLIT_SEEN)
+    if covered_coins(discs).any():
+        confidence = min(confidence, _NO_SPLIT_SEEN)
     return CoinReading(
         count,
         confidence,
@@ -175,6 +184,11 @@ def dark_among_unmarked(marks: np.ndarray, count: int) -> bool:
     """A coin the count calls unmarked is as dark as a mark (``_DARK_UNMARKED``)."""
     marks = np.asarray(marks, np.float64)
     return count < len(marks) and float(marks[count:].max()) > _DARK_UNMARKED
+
+
+def covered_coins(discs: np.ndarray) -> np.ndarray:
+    """Per coin, whether its disc is flat (``_FLAT_DISC``): hidden under something."""
+    return discs[:, 0].std(axis=1) < _FLAT_DISC
 
 
 def ring_contrast(discs: np.ndarray, radius: float) -> np.ndarray:
