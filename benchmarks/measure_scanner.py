@@ -208,7 +208,11 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
     # A wrong count given with confidence under 0.5 is flagged for the player to check.
     silent = sum(not r["coins_ok"] and r["coin_confidence"] >= 0.5 for r in found)
     wrong = sum(not r["coins_ok"] for r in found)
-    print(f"        coins wrong {wrong}, of them not flagged (confidence >= 0.5): {silent}")
+    doubted = sum(r["coins_ok"] and r["coin_confidence"] < 0.5 for r in found)
+    print(
+        f"        coins wrong {wrong}, of them not flagged (confidence >= 0.5): {silent}; "
+        f"right but flagged: {doubted}"
+    )
     # SHEET.md: the sheet fills 30-95 % of the frame; hard renders also go smaller.
     within = [r for r in rows if r["share"] >= SPEC_SHARE]
     if within and len(within) < n:
