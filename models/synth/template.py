@@ -53,7 +53,11 @@ def random_printing(rng: np.random.Generator, side: str) -> Printing:
         accent = vary((45, 160, 228), 12)
         band = vary((50, 170, 232), 10)
     else:
-        accent = vary((150, 152, 148), 10)
+        # Side B's grey is neutral against its own paper (measured on the printed sheet: ink
+        # 0.70-0.72 of the paper in every channel); a fixed grey on yellowish paper turned
+        # violet once the sheet was white-balanced.
+        level = np.mean(vary((150, 152, 148), 10)) / 214
+        accent = tuple(int(np.clip(v * level, 0, 255)) for v in paper)
         band = vary((148, 160, 150), 8)
     return Printing(
         side=side,
@@ -357,14 +361,14 @@ class RuinsLook:
 def ruins_look(rng: np.random.Generator) -> RuinsLook:
     """A random :class:`RuinsLook` (one per printing)."""
     design = 4 if rng.random() < 0.5 else int(rng.integers(0, 4))
-    return RuinsLook(
-        design=design,
-        scale=float(rng.uniform(0.8, 1.25)),
-        shift=(float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04))),
-        width=float(rng.uniform(0.018, 0.04)),
-        mirror=bool(rng.random() < 0.5),
-        strength=float(rng.uniform(0.55, 1.0)),
-    )
+    scale = float(rng.uniform(0.8, 1.25))
+    shift = (float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04)))
+    width = float(rng.uniform(0.018, 0.04))
+    mirror = bool(rng.random() < 0.5)
+    strength = float(rng.uniform(0.55, 1.0))
+    if design == 4:  # the printed icon is drawn in strong ink
+        strength = 0.75 + (strength - 0.55) * 0.25 / 0.45
+    return RuinsLook(design, scale, shift, width, mirror, strength)
 
 
 #: Design 4's shaded areas (cell-local): the whole column and the broken one's shaft.
@@ -390,9 +394,11 @@ def _fluted_ruins() -> list[list[tuple[float, float]]]:
         [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
         [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
     ]
-    out += [[(x, 0.31), (x, 0.65)] for x in (0.26, 0.3, 0.34)]
-    out += [[(x, 0.45), (x, 0.65)] for x in (0.58, 0.62)]
     return out
+
+
+#: Design 4's flutes, drawn thinner than its outlines.
+_FLUTES = tuple([(x, 0.31), (x, 0.65)] for x in (0.27, 0.33)) + ([(0.6, 0.46), (0.6, 0.65)],)
 
 
 def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
@@ -458,9 +464,10 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
     if look.strength < 1:  # paler ink: mix the accent colour towards the paper
         color = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.strength)
     if look.design == 4:
-        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * 0.45)
+        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * 0.35)
         for body in _FLUTED_BODIES:
             cv.fill(img, place(body), pale)
+        cv.polylines(img, [place(p) for p in _FLUTES], color, look.width * 0.7)
     cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
 
