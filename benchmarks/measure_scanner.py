@@ -205,6 +205,8 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
         f"coins {share(found, 'coins_ok'):7.2%}  "
         f"median scan {np.median([r['ms'] for r in rows]):.0f} ms"
     )
+    errors = [r["error"] for r in rows if "error" in r and r["error"] <= TOLERANCE]
+    print(f"        worst cell of a found photo: mean {np.mean(errors) if errors else 0:.4f} cell")
     # A wrong count given with confidence under 0.5 is flagged for the player to check.
     silent = sum(not r["coins_ok"] and r["coin_confidence"] >= 0.5 for r in found)
     wrong = sum(not r["coins_ok"] for r in found)
