@@ -47,7 +47,7 @@ def _kinds(choices, seeds=200, p=None):
 
 def test_each_terrain_reaches_all_its_kinds():
     assert _kinds(doodles.FARMS) == set(doodles.FARMS)
-    assert _kinds(doodles.WATERS, p=(0.35, 0.17, 0.16, 0.14, 0.18)) == set(doodles.WATERS)
+    assert _kinds(doodles.WATERS, p=doodles.WATER_SHARES) == set(doodles.WATERS)
     assert _kinds(doodles.HEADS, p=(0.14, 0.2, 0.18, 0.14, 0.17, 0.17)) == set(doodles.HEADS)
 
 
@@ -79,3 +79,43 @@ def test_add_habits_gives_doodles_to_many_players_and_seeds_them():
         seeds.add(st.designs[WATER])
     assert 0.3 * 500 <= composed <= 0.5 * 500  # about 40 % of the terrains
     assert len(seeds) == 100
+
+
+def _design_for(kinds, kind, p=None) -> np.random.Generator:
+    """A fresh design generator whose first choice among ``kinds`` is ``kind``."""
+    for s in range(500):
+        if str(np.random.default_rng(s).choice(kinds, p=p)) == kind:
+            return np.random.default_rng(s)
+    raise AssertionError(kind)
+
+
+def _slopes(line) -> np.ndarray:
+    d = np.diff(np.asarray(line, float), axis=0)
+    return d[:, 0] * np.sign(d[:, 1] + 1e-12)  # >0 leans right going down, <0 left
+
+
+def test_a_hatched_patch_farm_has_strokes_leaning_both_ways():
+    for seed in range(20):
+        lines = doodles.farm(np.random.default_rng(seed), _design_for(doodles.FARMS, "patch"))
+        slopes = np.concatenate([_slopes(p) for p in lines])
+        steep = np.abs(slopes) > 0.01
+        assert (slopes[steep] > 0).sum() >= 3 and (slopes[steep] < 0).sum() >= 3, seed
+
+
+def test_a_squiggle_water_is_one_stroke_and_quick_furrows_stay_near_straight():
+    for seed in range(30):
+        design = _design_for(doodles.WATERS, "squiggle", p=doodles.WATER_SHARES)
+        lines = doodles.water(np.random.default_rng(seed), design)
+        assert len(lines) == 1 and len(lines[0]) >= 10
+    bends = []
+    for seed in range(40):
+        design = np.random.default_rng(seed)
+        if str(np.random.default_rng(seed).choice(doodles.FARMS)) != "furrows":
+            continue
+        for line in doodles.farm(np.random.default_rng(seed + 1), design):
+            p = np.asarray(line, float)
+            d = (p[-1] - p[0]) / np.linalg.norm(p[-1] - p[0])
+            off = (p - p[0]) @ np.array([-d[1], d[0]])
+            bends.append(np.abs(off).max())
+    assert bends and max(bends) < 0.12  # a shaky line, not a wave
+    assert sum(b > 0.005 for b in bends) >= 3  # and some furrows do wobble

@@ -105,7 +105,7 @@ def test_habits_vary_by_seed_and_cover_every_new_habit():
 def _drawn_ink(style_name: str, habits: dict, seed: int = 4):
     rng = np.random.default_rng(seed)
     game = simulate_game(rng, "A")
-    st = replace(random_style(rng, style_name), smudges=0.0, outline=0.0, **habits)
+    st = replace(random_style(rng, style_name), **{"smudges": 0.0, "outline": 0.0, **habits})
     blank, _, cv, pr = render_template("A", 30, rng)
     drawn = draw_game(blank, cv, pr, game, st, {}, np.random.default_rng(seed))
     grey = lambda im: cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)  # noqa: E731
@@ -162,3 +162,37 @@ def test_drawing_habits_change_pixels_but_not_the_truth(monkeypatch):
     plain_view, plain_truth = make_view(21, "normal")
     assert plain_truth == truth
     assert not np.array_equal(plain_view, view)
+
+
+def test_coloured_in_icons_leave_more_ink_on_trees_and_houses_only():
+    game, cv, plain = _drawn_ink("ballpoint", {"filled": 0.0, "variants": {t: 0 for t in ICONS}})
+    _, _, filled = _drawn_ink("ballpoint", {"filled": 0.8, "variants": {t: 0 for t in ICONS}})
+
+    def ink_of(img, terrains):
+        cells = [(r, c) for r in range(11) for c in range(11) if game.grid[r][c] in terrains]
+        total = 0.0
+        for r, c in cells:
+            x0, y0 = cv.px((c, r)).astype(int)
+            x1, y1 = cv.px((c + 1, r + 1)).astype(int)
+            total += img[y0:y1, x0:x1].sum()
+        return total
+
+    assert ink_of(filled, "TV") > 1.3 * ink_of(plain, "TV")
+    assert ink_of(filled, "FWM") == pytest.approx(ink_of(plain, "FWM"), rel=0.05)
+
+
+def test_marks_in_empty_cells_stay_fainter_than_drawings():
+    game, cv, ink = _drawn_ink("graphite", {"smudges": 1.0})
+    empty, drawn, marked = [], [], 0
+    for r in range(11):
+        for c in range(11):
+            x0, y0 = cv.px((c + 0.1, r + 0.1)).astype(int)
+            x1, y1 = cv.px((c + 0.9, r + 0.9)).astype(int)
+            amount = ink[y0:y1, x0:x1].mean()
+            if game.grid[r][c] == EMPTY:
+                empty.append(amount)
+                marked += amount > 0.05
+            elif game.grid[r][c] in "TVFWM":
+                drawn.append(amount)
+    assert marked >= 0.5 * len(empty)  # nearly every empty cell got a mark
+    assert np.median(empty) < 0.35 * np.median(drawn)

@@ -239,7 +239,7 @@ def monster(rng: np.random.Generator, design: np.random.Generator) -> Lines:
 
 
 # ---- farm ------------------------------------------------------------------------------
-FARMS = ("cross", "diagonals", "hash", "xs", "furrows", "dots", "wheat", "sprouts")
+FARMS = ("cross", "diagonals", "hash", "xs", "furrows", "dots", "wheat", "sprouts", "patch")
 
 
 def _parallel(angle, count, reach, lo=0.15, hi=0.85, length=None) -> Lines:
@@ -263,7 +263,11 @@ def _parallel(angle, count, reach, lo=0.15, hi=0.85, length=None) -> Lines:
 
 def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
     """Crosshatch at any two angles, both-way diagonal strokes, # marks, small Xs,
-    furrows, dotted rows, wheat stalks or sprouts -- each with its own counts and sizes."""
+    furrows, dotted rows, wheat stalks or sprouts -- each with its own counts and sizes.
+
+    Synthesis 18: furrows may be short and drawn quickly (an uneven, unrepeating wobble,
+    as a fast pencil leaves); ``patch`` is a small field hatched in two quick passes of
+    slanted strokes, often wider than tall, each pass one zigzag or separate strokes."""
     kind = str(design.choice(FARMS))
     if kind == "cross":
         a1 = design.uniform(0, np.pi)
@@ -301,15 +305,19 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         angle = design.uniform(-np.pi / 2, np.pi / 2)
         count = int(design.integers(2, 8))
         reach = design.uniform(0.15, 0.32) if count > 2 else design.uniform(0.08, 0.16)
-        out = _parallel(angle, count, reach, length=design.uniform(0.45, 0.75))
+        out = _parallel(angle, count, reach, length=design.uniform(0.25, 0.75))
         bow = design.normal(0, 0.03)
-        if abs(bow) > 0.01:
+        shaky = design.uniform(0.004, 0.01) if design.random() < 0.5 else 0.0
+        if abs(bow) > 0.01 or shaky:
             bent = []
             for a, b in out:
-                s = np.linspace(0, 1, 8)[:, None]
+                s = np.linspace(0, 1, 12)[:, None]
                 p = a + (b - a) * s
                 nrm = np.array([-(b - a)[1], (b - a)[0]]) / np.linalg.norm(b - a)
-                bent.append(p + bow * np.sin(np.pi * s) * nrm)
+                # a random walk, pulled back to the line: uneven, never a regular wave
+                walk = np.cumsum(rng.normal(0, shaky, len(s)))
+                walk = (walk - np.linspace(walk[0], walk[-1], len(s)))[:, None]
+                bent.append(p + (bow * np.sin(np.pi * s) + walk) * nrm)
             out = bent
     elif kind == "dots":
         rows, cols = int(design.integers(2, 6)), int(design.integers(3, 7))
@@ -346,6 +354,25 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
                         w = 0.07 if n == 1 else 0.045
                         out.append(np.array([(gx, y + 0.02), (gx + side * w, y - 0.05)]))
             out.append(_ellipse(x + lean * 0.4, top, 0.018, 0.04))
+    elif kind == "patch":  # a small field hatched in two passes of slanted strokes
+        w, h = design.uniform(0.35, 0.75), design.uniform(0.16, 0.45)
+        n = int(design.integers(4, 11))
+        lean = design.uniform(0.3, 1.0) * h  # how far a stroke's foot is from its head
+        joined = design.random() < 0.5  # each pass one zigzag, or separate strokes
+        tilt = design.normal(0, 0.15)
+        out = []
+        for sign in (1, -1):
+            heads = np.linspace(0.5 - w / 2, 0.5 + w / 2 - lean, n) + (lean if sign < 0 else 0)
+            strokes = [
+                np.array([(x, 0.5 - h / 2), (x + sign * lean, 0.5 + h / 2)])
+                + rng.normal(0, 0.012, (2, 2))
+                for x in heads
+            ]
+            if joined:
+                pts = [st if k % 2 == 0 else st[::-1] for k, st in enumerate(strokes)]
+                out.append(turned(np.concatenate(pts), tilt))
+            else:
+                out += [turned(st, tilt) for st in strokes]
     else:  # sprouts: a V on a stalk, in rows
         rows, cols = int(design.integers(1, 4)), int(design.integers(2, 5))
         cols = max(cols, 3) if rows == 1 else cols
@@ -359,7 +386,9 @@ def farm(rng: np.random.Generator, design: np.random.Generator) -> Lines:
 
 
 # ---- water -----------------------------------------------------------------------------
-WATERS = ("waves", "ripples", "tildes", "crest", "scallops")
+WATERS = ("waves", "ripples", "tildes", "crest", "scallops", "squiggle")
+#: How often a player draws water each way.
+WATER_SHARES = (0.33, 0.14, 0.14, 0.12, 0.15, 0.12)
 
 
 def _wave(x0, x1, y, amp, periods, phase=0.0, n=None) -> np.ndarray:
@@ -370,13 +399,16 @@ def _wave(x0, x1, y, amp, periods, phase=0.0, n=None) -> np.ndarray:
 
 def water(rng: np.random.Generator, design: np.random.Generator) -> Lines:
     """Waves of any count, height, length and slant; ripples (concentric rings or arcs);
-    rows of tildes; a curling crest over waves; rows of scallops."""
-    kind = str(design.choice(WATERS, p=(0.35, 0.17, 0.16, 0.14, 0.18)))
+    rows of tildes; a curling crest over waves; rows of scallops.
+
+    Synthesis 18: waves may be low (flattened by a quick hand), of barely one period, or
+    packed close; ``squiggle`` draws the rows as one stroke that turns back at each end."""
+    kind = str(design.choice(WATERS, p=WATER_SHARES))
     if kind == "waves":
-        count = int(design.integers(2, 5))
-        amp = design.uniform(0.025, 0.08)
-        gap = max(0.16, 3.0 * amp)  # lines never touch
-        periods = design.uniform(1.0, 3.5)
+        count = int(design.integers(2, 6))
+        amp = design.uniform(0.018, 0.08)
+        gap = max(0.1, design.uniform(2.2, 3.2) * amp)
+        periods = design.uniform(0.8, 4.5)
         length = design.uniform(0.45, 0.8)
         ys = 0.5 + gap * (np.arange(count) - (count - 1) / 2)
         stagger = design.uniform(0, 0.1)
@@ -422,6 +454,18 @@ def water(rng: np.random.Generator, design: np.random.Generator) -> Lines:
         for k in range(int(design.integers(1, 3))):
             y = c[1] + r + 0.14 + 0.13 * k
             out.append(_wave(0.12, 0.88, y, design.uniform(0.02, 0.05), 2.0))
+    elif kind == "squiggle":  # the rows as one stroke, turning back at each end
+        rows = int(design.integers(1, 5))
+        amp = design.uniform(0.02, 0.07)
+        periods = design.uniform(1.5, 4.5)
+        length = design.uniform(0.45, 0.8)
+        gap = max(0.1, design.uniform(2.5, 3.5) * amp)
+        x0 = 0.5 - length / 2
+        pts = []
+        for r, y in enumerate(0.5 + gap * (np.arange(rows) - (rows - 1) / 2)):
+            wave = _wave(x0, x0 + length, y + rng.normal(0, 0.01), amp, periods)
+            pts.append(wave if r % 2 == 0 else wave[::-1])
+        out = [turned(np.concatenate(pts), design.normal(0, 0.3))]
     else:  # scallops: rows of little arcs, cups or caps
         rows = int(design.integers(1, 4))
         per = int(design.integers(3, 6))

@@ -6,6 +6,9 @@ multiplied into the paper, so the printed art (ruins icons, dashes) stays
 visible under the drawings; pencil strokes are modulated by paper grain.
 Synthesis 16: besides the fixed designs, a player may draw a terrain as a
 compositional doodle (:mod:`models.synth.doodles`), its parts chosen once per sheet.
+Synthesis 18 (:func:`add_habits`, :func:`_smudges`): small icons, hard or light
+pressure with any pencil, trees and houses coloured in, and more kinds of marks in
+empty cells (graphite dust, a slip of the pencil, dots).
 """
 
 from __future__ import annotations
@@ -67,10 +70,11 @@ class Style:
     font: str
     minus: bool  # writes monster penalties with a minus sign
     smudges: float  # eraser smudges / stray dots per empty cell
-    faint: float = 1.0  # pencil pressure on lines: ink darkness factor (light graphite 0.4-0.7)
+    faint: float = 1.0  # pencil pressure on lines: ink darkness factor (light 0.4-0.8, hard 1.3)
     fill: str = "hatch"  # how hatching styles fill a cell: hatch, cross, scribble, solid
     spill: float = 0.0  # how far symbols stray over the cell lines (cells)
     designs: dict[str, int] = field(default_factory=dict)  # terrain -> seed of its doodle
+    filled: float = 0.0  # colours in a tree's or house's outlines (0 never .. 1 dark)
 
 
 def random_style(rng: np.random.Generator, name: str | None = None) -> Style:
@@ -147,6 +151,9 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
     or colour solid; some draw big and across the cell lines; coloured pencils vary.
     Synthesis 16: 40 % of a player's terrains are compositional doodles, their parts
     (head, eyes, mouth, ...) fixed for the sheet by ``designs``; 25 % one of the quick designs.
+    Synthesis 18: 15 % draw small; 12 % press hard (``faint`` above 1), and light
+    pressure reaches coloured pencils too; empty cells get up to twice the smudges; 12 %
+    of icon drawers colour in their trees and houses (``filled``).
     """
     variants = {}
     for t, v in style.variants.items():
@@ -171,6 +178,17 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
     spill = float(rng.uniform(0.03, 0.14)) if rng.random() < 0.35 else 0.0
     size = style.size * (rng.uniform(1.05, 1.3) if spill else 1.0)
     designs = {t: int(rng.integers(2**32)) for t in ICON_TERRAINS}
+    # Synthesis 18: some draw small in the middle of the cell; some press hard, and
+    # coloured pencils are often used lightly too; some leave more marks in empty cells.
+    if rng.random() < 0.15:
+        size *= rng.uniform(0.6, 0.8)
+    u = rng.random()
+    if faint == 1.0 and u < 0.12:
+        faint = float(rng.uniform(1.1, 1.3))
+    elif faint == 1.0 and u < 0.27 and len(set(colours.values())) > 1:
+        faint = float(rng.uniform(0.5, 0.8))
+    smudges = style.smudges * rng.uniform(1.0, 2.0)
+    filled = float(rng.uniform(0.4, 0.9)) if style.icons and rng.random() < 0.12 else 0.0
     return replace(
         style,
         variants=variants,
@@ -180,6 +198,8 @@ def add_habits(style: Style, rng: np.random.Generator) -> Style:
         spill=spill,
         size=size,
         designs=designs,
+        smudges=smudges,
+        filled=filled,
     )
 
 
@@ -545,7 +565,9 @@ def draw_game(
             if style.icons:
                 lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
                 icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
-                icon_dark = tuple(int(v * style.faint) for v in icon_dark)
+                icon_dark = tuple(min(255, int(v * style.faint)) for v in icon_dark)
+                if style.filled and t in (FOREST, VILLAGE):
+                    _fill_closed(ink, cv, lines, icon_dark, style.filled * rng.uniform(0.8, 1.1))
                 _strokes(
                     ink, cv, lines, icon_dark, style.width * rng.uniform(0.85, 1.15), style, rng
                 )
@@ -599,13 +621,22 @@ def _strokes(ink, cv: Canvas, lines, dark, width: float, style: Style, rng) -> N
             cv.polyline(ink, chunk, colour, width * rng.uniform(0.85, 1.15))
 
 
+def _fill_closed(ink, cv: Canvas, lines, dark, strength: float) -> None:
+    """Colour in each stroke's outline: a canopy, a roof, a wall (a straight stroke stays
+    a line)."""
+    colour = tuple(min(255, int(v * strength)) for v in dark)
+    for line in lines:
+        if len(line) > 2:
+            cv.fill(ink, cv2.convexHull(np.asarray(line, np.float32))[:, 0], colour)
+
+
 def _darkness(bgr) -> tuple[int, int, int]:
     return tuple(255 - int(v) for v in bgr)
 
 
 def _outline(ink, cv: Canvas, cells, dark, style: Style, rng) -> None:
     cells = set(map(tuple, cells))
-    dark = tuple(int(v * style.faint) for v in dark)
+    dark = tuple(min(255, int(v * style.faint)) for v in dark)
     inset = rng.uniform(0.0, 0.06)
     segs = []
     for r, c in cells:
@@ -624,29 +655,47 @@ def _outline(ink, cv: Canvas, cells, dark, style: Style, rng) -> None:
 
 def _smudges(fill, ink, cv: Canvas, grid, style: Style, rng) -> None:
     """Marks a person ignores in empty cells: eraser smears, stray dots, and (pencil only)
-    the faint ghost of an erased symbol."""
+    the faint ghost of an erased symbol; synthesis 18 adds graphite dust rubbed off by a
+    hand, a slip of the pencil in from a cell edge, and a few dots where the point rested."""
     for r in range(11):
         for c in range(11):
             if grid[r][c] != EMPTY or rng.random() > style.smudges:
                 continue
             x, y = c + rng.uniform(0.2, 0.8), r + rng.uniform(0.2, 0.8)
             kind = rng.random()
-            if kind < 0.25 and style.grain > 0.3:  # erased symbol: a faint ghost
+            if kind < 0.2 and style.grain > 0.3:  # erased symbol: a faint ghost
                 terrain = str(rng.choice(list(ICONS)))
                 lines = [p + (c, r) for p in icon_lines(rng, style, terrain, False)]
                 f = rng.uniform(0.08, 0.16)
                 ghost = tuple(int(v * f) for v in _darkness(style.colours[terrain]))
                 cv.polylines(fill, lines, ghost, style.width * 1.3)
-            elif kind < 0.65:  # eraser smudge: faint grey smear
+            elif kind < 0.45:  # eraser smudge: faint grey smear
                 lines = [
                     wobble(rng, densify([(x - 0.2, y + dy), (x + 0.2, y + dy + 0.05)], 0.05), 0.02)
                     for dy in np.linspace(-0.08, 0.08, 4)
                 ]
                 v = int(rng.uniform(12, 30))
                 cv.polylines(fill, lines, (v, v, v), 0.05)
-            else:  # stray dot
+            elif kind < 0.6:  # graphite dust: a broad, very light grey rub
+                a = rng.uniform(0, np.pi)
+                d = np.array([np.cos(a), np.sin(a)]) * rng.uniform(0.15, 0.35)
+                v = int(rng.uniform(6, 18))
+                stroke = wobble(rng, densify([(x, y) - d, (x, y) + d], 0.05), 0.03)
+                cv.polyline(fill, stroke, (v, v, v), rng.uniform(0.1, 0.25))
+            elif kind < 0.75:  # a slip of the pencil, in from one edge
+                side = int(rng.integers(4))
+                e = rng.uniform(0.15, 0.85)
+                start = [(c + e, r), (c + 1, r + e), (c + e, r + 1), (c, r + e)][side]
+                inward = np.array([(0, 1), (-1, 0), (0, -1), (1, 0)][side], float)
+                inward = turned(inward, rng.normal(0, 0.4), (0, 0)) * rng.uniform(0.08, 0.25)
+                stroke = wobble(rng, densify([start, start + inward], 0.05), 0.01)
+                colour = style.colours[str(rng.choice(list(ICONS)))]
+                cv.polyline(ink, stroke, _darkness(colour), style.width)
+            else:  # stray dots
                 v = _darkness(style.pen)
-                cv.circle(ink, (x, y), rng.uniform(0.008, 0.02), v)
+                for _ in range(int(rng.integers(1, 4))):
+                    x, y = c + rng.uniform(0.15, 0.85), r + rng.uniform(0.15, 0.85)
+                    cv.circle(ink, (x, y), rng.uniform(0.008, 0.02), v)
 
 
 def _coin_marks(ink, cv: Canvas, pr: Printing, coins: int, style: Style, rng) -> None:
