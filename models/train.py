@@ -11,6 +11,10 @@ one on synthesis 16, and the wide one read the held-out tune photos better (READ
 Session 15 tried ``--width 1.2`` (1.5 times the sessions 9-13 net, 397k parameters, 23
 and 21 minutes from the cache, seeds 0 and 1): both runs read own normal photos better
 but held-out normal ones worse (more empty cells read as farms); not the default (README).
+Session 16 trained the defaults on synthesis 18 (wider farms, water and empty cells,
+:mod:`models.synth.draw`): held-out normal tune photos 174 -> 171 misread cells (more
+of them flagged), own hard ones 807 -> 859; not committed, so the committed weights are
+no longer what the defaults train (README).
 Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
