@@ -1,8 +1,8 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
 ``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
-(session 14: synthesis 16, the net widened 1.25 times, :data:`models.net.LAYERS`; 21
-minutes of training on a busy machine after 9 minutes of rendering, ``training`` in the
+(session 16: synthesis 18, the net widened 1.25 times in session 14, :data:`models.net.LAYERS`;
+33 minutes of training on a busy machine after 17 minutes of rendering, ``training`` in the
 metrics file; later runs take the rendered cells from the cache) and writes beside it the
 8-bit copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an
 ``--out X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
@@ -11,10 +11,10 @@ one on synthesis 16, and the wide one read the held-out tune photos better (READ
 Session 15 tried ``--width 1.2`` (1.5 times the sessions 9-13 net, 397k parameters, 23
 and 21 minutes from the cache, seeds 0 and 1): both runs read own normal photos better
 but held-out normal ones worse (more empty cells read as farms); not the default (README).
-Session 16 trained the defaults on synthesis 18 (wider farms, water and empty cells,
-:mod:`models.synth.draw`): held-out normal tune photos 174 -> 171 misread cells (more
-of them flagged), own hard ones 807 -> 859; not committed, so the committed weights are
-no longer what the defaults train (README).
+Session 16's helper trained the defaults on synthesis 18 with an earlier synthesis-17
+template (wider farms, water and empty cells, :mod:`models.synth.draw`): held-out normal
+tune photos 174 -> 171 misread cells, own hard ones 807 -> 859; not committed. The lead's
+run on the final synthesis 18 is the committed model (README, session 16).
 Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
