@@ -40,6 +40,7 @@ from scanner.lattice import (
     quad_homography,
     with_lattice,
 )
+from scanner.mountains import dark_cell_share, mountain_contrast, paper_level
 from scoring.layouts import LAYOUTS
 
 __all__ = [
@@ -248,10 +249,7 @@ def _dark_cells(pyramid: Pyramid, homography: np.ndarray) -> np.ndarray:
     """13 x 13 share of dark pixels in each cell's middle, the grid and one cell around."""
     px = 16
     canvas = pyramid.warp(homography, px, -1.0, (N + 2) * px, cell_size_px(homography))
-    grid = canvas[px:-px, px:-px].astype(np.float32)
-    paper = float(np.percentile(grid, 75))
-    dark = (canvas.astype(np.float32) < 0.5 * paper).astype(np.float32)
-    return dark.reshape(N + 2, px, N + 2, px)[:, 3:-3, :, 3:-3].mean(axis=(1, 3))
+    return dark_cell_share(canvas, px, paper_level(canvas[px:-px, px:-px]))
 
 
 def _mountain_patterns() -> list[np.ndarray]:
@@ -269,7 +267,7 @@ MOUNTAIN_PATTERNS = _mountain_patterns()
 
 def _mountain_match(cells: np.ndarray, dx: int, dy: int) -> float:
     seen = cells[1 + dy : N + 1 + dy, 1 + dx : N + 1 + dx]
-    return max(float(seen[e].mean() - seen[~e].mean()) for e in MOUNTAIN_PATTERNS)
+    return max(mountain_contrast(seen, e) for e in MOUNTAIN_PATTERNS)
 
 
 def _keep_better(detection: Detection, fit: GridFit | None) -> None:

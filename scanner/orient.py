@@ -23,6 +23,7 @@ import numpy as np
 
 from scanner import geometry as g
 from scanner.detect import Pyramid, cell_size_px, ink_image
+from scanner.mountains import dark_cell_share, mountain_contrast, paper_level
 from scoring.layouts import LAYOUTS
 
 N = g.GRID_CELLS
@@ -59,10 +60,7 @@ def mountain_map(canvas: np.ndarray) -> np.ndarray:
     )
     m = int(_MARGIN * _PX)
     grid = grey[m : m + N * _PX, m : m + N * _PX]
-    paper = float(np.percentile(grid, 75))
-    dark = (grid < 0.5 * paper).astype(np.float32)
-    cells = dark.reshape(N, _PX, N, _PX)[:, 3:-3, :, 3:-3]
-    return cells.mean(axis=(1, 3))
+    return dark_cell_share(grid, _PX, paper_level(grid))
 
 
 def coin_track_score(canvas: np.ndarray) -> float:
@@ -149,7 +147,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         colour = np.clip(warmth / 40.0, -1, 1) * (1 if name == "A" else -1)
         for k in range(4):
             upright = np.rot90(mountains, k)
-            match = upright[expected].mean() - upright[~expected].mean()
+            match = mountain_contrast(upright, expected)
             evidence = match + labels[k] + 0.3 * coins[k] + 0.15 * colour
             if name == "A":
                 # Side A's gold coin band lies below the grid, plain paper above: a
