@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -184,10 +185,7 @@ def report_cells(rows: list[dict]) -> None:
     )
     silent = [s for r in read for s in r["silent"]]
     if silent:
-        counts: dict[str, int] = {}
-        for s in silent:
-            counts[s] = counts.get(s, 0) + 1
-        print("        covered, misread, not flagged (truth->read):", counts)
+        print("        covered, misread, not flagged (truth->read):", dict(Counter(silent)))
 
 
 def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:

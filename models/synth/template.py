@@ -378,23 +378,21 @@ _FLUTED_BODIES = (
 )
 
 
-def _fluted_ruins() -> list[list[tuple[float, float]]]:
-    """Design 4, drawn after the printed sheet's icon: a tall fluted column under a scrolled
-    capital and a shorter broken one, each on two stepped slabs."""
-    out = [
-        [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27), (0.13, 0.22)],  # capital
-        [(0.16, 0.25), (0.13, 0.28), (0.16, 0.3)],  # its scrolls
-        [(0.44, 0.25), (0.47, 0.28), (0.44, 0.3)],
-        [(0.2, 0.29), (0.4, 0.29)],
-        [(0.2, 0.29), (0.2, 0.67)],  # shaft outline and flutes
-        [(0.4, 0.29), (0.4, 0.67)],
-        [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
-        [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
-        [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
-        [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
-        [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
-    ]
-    return out
+#: Design 4's outlines, drawn after the printed sheet's icon: a tall column under a
+#: scrolled capital and a shorter broken one, each on two stepped slabs.
+_FLUTED_LINES = (
+    [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27), (0.13, 0.22)],  # capital
+    [(0.16, 0.25), (0.13, 0.28), (0.16, 0.3)],  # its scrolls
+    [(0.44, 0.25), (0.47, 0.28), (0.44, 0.3)],
+    [(0.2, 0.29), (0.4, 0.29)],
+    [(0.2, 0.29), (0.2, 0.67)],  # shaft outline
+    [(0.4, 0.29), (0.4, 0.67)],
+    [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
+    [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
+    [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
+    [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
+    [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
+)
 
 
 #: Design 4's flutes, drawn thinner than its outlines.
@@ -404,7 +402,7 @@ _FLUTES = tuple([(x, 0.31), (x, 0.65)] for x in (0.27, 0.33)) + ([(0.6, 0.46), (
 def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
     """The icon's strokes in cell-local coordinates (0..1)."""
     if design == 4:
-        return _fluted_ruins()
+        return list(_FLUTED_LINES)
     if design == 1:  # two columns under a lintel, a stone beside
         out = [
             [(0.26, 0.3), (0.66, 0.3)],
