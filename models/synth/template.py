@@ -356,6 +356,11 @@ class RuinsLook:
     width: float = 0.028
     mirror: bool = False
     strength: float = 1.0  # 1 = the accent colour, less = paler ink
+    # design 4 only: how strongly its bodies are coloured in (0 paper .. 1 the accent), how
+    # much darker its outlines and flutes are than the accent (1 = not), how many flutes
+    fill: float = 0.35
+    shade: float = 1.0
+    flutes: int = 2
 
 
 def ruins_look(rng: np.random.Generator) -> RuinsLook:
@@ -366,9 +371,17 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
     width = float(rng.uniform(0.018, 0.04))
     mirror = bool(rng.random() < 0.5)
     strength = float(rng.uniform(0.55, 1.0))
-    if design == 4:  # the printed icon is drawn in strong ink
+    fill, shade, flutes = 0.35, 1.0, 2
+    if design == 4:
+        # The printed icon is drawn in strong ink: its bodies coloured in, its outlines
+        # and four or five flutes a darker shade of the accent (the publisher's sheet:
+        # dark ochre lines on A, dark grey on B, that read as stripes at model size).
         strength = 0.75 + (strength - 0.55) * 0.25 / 0.45
-    return RuinsLook(design, scale, shift, width, mirror, strength)
+        fill = float(rng.uniform(0.3, 0.85))
+        shade = float(rng.uniform(0.55, 1.0))
+        flutes = int(rng.integers(2, 6))
+        width = float(rng.uniform(0.018, 0.032))
+    return RuinsLook(design, scale, shift, width, mirror, strength, fill, shade, flutes)
 
 
 #: Design 4's shaded areas (cell-local): the whole column and the broken one's shaft.
@@ -378,25 +391,40 @@ _FLUTED_BODIES = (
 )
 
 
+def _curl(x: float, turn: int) -> list[tuple[float, float]]:
+    """A capital's scroll: a small spiral hanging under its end at ``x``, winding inward."""
+    t = np.linspace(0, 1.6 * np.pi, 9)
+    r = 0.035 * (1 - t / (2.4 * np.pi))
+    return [
+        (float(x + turn * r_ * np.sin(a)), float(0.275 - r_ * np.cos(a)))
+        for a, r_ in zip(t, r, strict=True)
+    ]
+
+
 #: Design 4's outlines, drawn after the printed sheet's icon: a tall column under a
 #: scrolled capital and a shorter broken one, each on two stepped slabs.
 _FLUTED_LINES = (
     [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27), (0.13, 0.22)],  # capital
-    [(0.16, 0.25), (0.13, 0.28), (0.16, 0.3)],  # its scrolls
-    [(0.44, 0.25), (0.47, 0.28), (0.44, 0.3)],
+    *(_curl(x, d) for x, d in ((0.14, 1), (0.46, -1))),  # its scrolls
     [(0.2, 0.29), (0.4, 0.29)],
     [(0.2, 0.29), (0.2, 0.67)],  # shaft outline
     [(0.4, 0.29), (0.4, 0.67)],
     [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
     [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
     [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
+    [(0.59, 0.33), (0.62, 0.3), (0.64, 0.33), (0.61, 0.35), (0.59, 0.33)],  # a falling shard
     [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
     [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
 )
 
 
-#: Design 4's flutes, drawn thinner than its outlines.
-_FLUTES = tuple([(x, 0.31), (x, 0.65)] for x in (0.27, 0.33)) + ([(0.6, 0.46), (0.6, 0.65)],)
+def _flutes(n: int) -> list[list[tuple[float, float]]]:
+    """Design 4's flutes, drawn thinner than its outlines: ``n`` down the whole column's
+    shaft, about half as many down the broken one's."""
+    whole = [[(x, 0.31), (x, 0.65)] for x in np.linspace(0.2, 0.4, n + 2)[1:-1]]
+    k = max(1, (n + 1) // 2)
+    broken = [[(x, 0.47), (x, 0.65)] for x in np.linspace(0.54, 0.66, k + 2)[1:-1]]
+    return whole + broken
 
 
 def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
@@ -462,41 +490,68 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
     if look.strength < 1:  # paler ink: mix the accent colour towards the paper
         color = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.strength)
     if look.design == 4:
-        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * 0.35)
+        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.fill)
         for body in _FLUTED_BODIES:
             cv.fill(img, place(body), pale)
-        cv.polylines(img, [place(p) for p in _FLUTES], color, look.width * 0.7)
+        color = tuple(int(v * look.shade) for v in color)
+        cv.polylines(img, [place(p) for p in _flutes(look.flutes)], color, look.width * 0.7)
     cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
 
 def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generator) -> None:
-    """Side B's grey torn canyon over the wasteland cells."""
+    """Side B's canyon: one hole torn through the map over the wasteland cells.
+
+    After the publisher's sheet: a single ragged hole (no dashes across it) whose torn
+    edge wanders a tenth of a cell or more either side of the cells' borders, outlined
+    in near-black, its cliffs shaded brown in vertical streaks inside the edge, a grey
+    floor with faint cracks, and a scorched halo on the paper around it.
+    """
     cells = sorted(layout.wasteland)
     r0 = min(r for r, _ in cells) - 1
     c0 = min(c for _, c in cells) - 1
     r1 = max(r for r, _ in cells) + 2
     c1 = max(c for _, c in cells) + 2
-    local = Canvas(cv.ppc, (c0, r0), int((c1 - c0) * cv.ppc), int((r1 - r0) * cv.ppc))
+    ppc = cv.ppc
+    local = Canvas(ppc, (c0, r0), int((c1 - c0) * ppc), int((r1 - r0) * ppc))
     m = local.blank(1)
     for r, c in cells:
-        local.rect(m, c + 0.04, r + 0.04, c + 0.96, r + 0.96, 255)
-    # Ragged outline: displace the mask with a smooth + rough random field.
+        local.rect(m, c - 0.01, r - 0.01, c + 1.01, r + 1.01, 255)
+    # Torn outline: displace the mask with a field rough down to a few hundredths of a cell.
     h, w = m.shape
-    amp = 0.08 * cv.ppc
-    dx = (smooth_noise(rng, (h, w), 10, 3) * amp).astype(np.float32)
-    dy = (smooth_noise(rng, (h, w), 10, 3) * amp).astype(np.float32)
+    amp = float(rng.uniform(0.06, 0.14)) * ppc
+    teeth = 0.025 * ppc  # torn paper's small teeth on top of the wandering edge
+    dx = smooth_noise(rng, (h, w), 12, 4) * amp + smooth_noise(rng, (h, w), 90) * teeth
+    dy = smooth_noise(rng, (h, w), 12, 4) * amp + smooth_noise(rng, (h, w), 90) * teeth
+    dx, dy = dx.astype(np.float32), dy.astype(np.float32)
     gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
     m = cv2.remap(m, gx + dx, gy + dy, cv2.INTER_LINEAR)
-    m = cv2.GaussianBlur(m, (0, 0), max(0.6, 0.01 * cv.ppc))
-    a = m.astype(np.float32)[..., None] / 255
-    burn = cv2.GaussianBlur(m, (0, 0), 0.07 * cv.ppc).astype(np.float32)[..., None] / 255
-    burn = np.clip(burn * 2.2, 0, 1) * (1 - a)
+    hole = (m > 127).astype(np.uint8)
+    inside = cv2.distanceTransform(hole, cv2.DIST_L2, 3) / ppc  # cells from the edge
+    a = cv2.GaussianBlur(hole.astype(np.float32), (0, 0), max(0.6, 0.008 * ppc))[..., None]
     x0, y0 = np.round(cv.px((c0, r0))).astype(int)
     region = img[y0 : y0 + h, x0 : x0 + w].astype(np.float32)
-    tex = smooth_noise(rng, (h, w), 20, 3)[..., None] * 14
-    grey = np.array([150, 150, 146], np.float32) + tex
-    out = region * (1 - a) + grey * a
-    out = out * (1 - 0.45 * burn) + np.array([40, 70, 110], np.float32) * 0.45 * burn
+    # The halo: paper scorched brown for a short way outside the edge.
+    outside = cv2.distanceTransform(1 - hole, cv2.DIST_L2, 3) / ppc
+    halo = float(rng.uniform(0.15, 0.5)) * np.exp(-outside / rng.uniform(0.04, 0.1))[..., None]
+    region = region * (1 - halo) + np.array([70, 100, 140], np.float32) * halo
+    # The floor, and the cliffs: brown streaks running down, darkest at the edge.
+    floor = np.array(rng.choice([(150, 150, 146), (138, 142, 150), (128, 136, 146)]), np.float32)
+    floor = floor + smooth_noise(rng, (h, w), 20, 3)[..., None] * 12
+    coarse = rng.uniform(0.5, 1.0, (max(2, int(4 * h / ppc)), max(2, w // 3)))
+    streaks = cv2.resize(coarse.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    # Cliffs face the viewer under the hole's upper edges: how far each floor pixel
+    # lies below the edge above it, straight down.
+    below = np.zeros((h, w), np.float32)
+    for y in range(1, h):
+        below[y] = (below[y - 1] + 1) * hole[y]
+    depth = float(rng.uniform(0.1, 0.25)) * ppc
+    cliff = np.maximum(np.exp(-below / depth), 0.6 * np.exp(-inside / 0.06))
+    cliff = (cliff * streaks)[..., None]
+    floor = floor * (1 - 0.7 * cliff) + np.array([45, 70, 105], np.float32) * 0.7 * cliff
+    out = region * (1 - a) + floor * a
+    edge = ((inside > 0) & (inside < rng.uniform(0.012, 0.03))).astype(np.float32)
+    edge = cv2.GaussianBlur(edge, (0, 0), 0.6)[..., None]
+    out = out * (1 - edge) + np.array([28, 30, 38], np.float32) * edge
     img[y0 : y0 + h, x0 : x0 + w] = np.clip(out, 0, 255).astype(np.uint8)
     cracks = []
     for r, c in cells:
