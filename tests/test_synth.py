@@ -292,3 +292,42 @@ def test_the_coin_band_darkens_towards_its_ends_and_the_coins_do_not():
     assert max(band_falls) > 0.1, band_falls
     assert min(band_falls) > -0.04, band_falls  # mottled a little, never lighter at the end
     assert max(np.abs(coin_falls)) < 0.04, coin_falls
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_side_b_canyon_is_one_torn_hole_over_its_cells(seed):
+    """SHEET.md: "Side B's wasteland: a grey torn canyon graphic over its 7 cells." The
+    publisher's canyon is one hole (no grid dashes or paper across it) whose torn edge
+    wanders over the cells' borders, into the neighbouring cells in places."""
+    from scoring.layouts import SIDE_B
+
+    page, _, cv, pr = render_template("B", 40, np.random.default_rng(seed))
+    grey = _grey(page)
+    paper = np.median(grey)
+    waste = set(SIDE_B.wasteland)
+    for r, c in waste:  # the border shared with a wasteland neighbour is canyon floor
+        for dr, dc in ((0, 1), (1, 0)):
+            if (r + dr, c + dc) not in waste:
+                continue
+            a = (c + 1, r + 0.3) if dc else (c + 0.3, r + 1)
+            b = (c + 1, r + 0.7) if dc else (c + 0.7, r + 1)
+            line = [
+                cv.px(print_xy(pr, *np.add(a, t * np.subtract(b, a)))) for t in np.linspace(0, 1, 9)
+            ]
+            values = [grey[int(round(y)), int(round(x))] for x, y in line]
+            assert max(values) < paper - 30, ((r, c), (dr, dc), values, paper)
+    # The torn edge and its scorch reach past the cells' outer border: in the band from
+    # 0.04 to 0.1 of a cell around the canyon, a fifth or more of the paper is dark (a
+    # canyon kept inside its cells, as synthesis 18 drew it, darkens under a sixth).
+    inside = np.zeros(grey.shape, np.uint8)
+    for r, c in waste:
+        x0, y0 = cv.px(print_xy(pr, c, r)).astype(int)
+        x1, y1 = cv.px(print_xy(pr, c + 1, r + 1)).astype(int)
+        inside[y0:y1, x0:x1] = 1
+
+    def grown(by: float) -> np.ndarray:
+        k = int(by * cv.ppc) * 2 + 1
+        return cv2.dilate(inside, np.ones((k, k), np.uint8)) > 0
+
+    band = grown(0.1) & ~grown(0.04)
+    assert (grey[band] < paper - 60).mean() > 0.2

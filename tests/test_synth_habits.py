@@ -196,3 +196,22 @@ def test_marks_in_empty_cells_stay_fainter_than_drawings():
                 drawn.append(amount)
     assert marked >= 0.5 * len(empty)  # nearly every empty cell got a mark
     assert np.median(empty) < 0.35 * np.median(drawn)
+
+
+@pytest.mark.parametrize("flutes", [2, 3, 5])
+def test_printed_icon_has_its_flutes_darker_than_its_coloured_body(flutes):
+    """The publisher's ruins icon (design 4): a coloured-in column whose flutes are drawn
+    in a darker shade, seen across the shaft as ``flutes`` dark stripes between the two
+    outlines."""
+    px = 256
+    cv = Canvas.covering(0, 0, 1, 1, px)
+    img = cv.blank(3, 255)
+    accent = (40, 150, 220)
+    look = RuinsLook(design=4, width=0.02, fill=0.6, shade=0.6, flutes=flutes)
+    draw_ruins(img, cv, accent, 0, 0, look)
+    row = img[int(0.5 * px), int(0.19 * px) : int(0.41 * px), 1].astype(int)  # green channel
+    dark = row < 0.8 * accent[1]  # darker than the accent itself: outlines and flutes
+    runs = np.flatnonzero(np.diff(dark.astype(int)) == 1)
+    assert len(runs) + int(dark[0]) == flutes + 2  # two outlines and the flutes
+    body = row[~dark]
+    assert body.max() < 245  # the body between them is coloured, not paper
