@@ -156,8 +156,9 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
     points = _lattice_from_measurements(
         m.homography, m.nodes, m.measured, m.inliers, cell_size_px(m.homography)
     )
+    responses = _line_canvas(pyramid, m.homography)  # both passes look at the same canvas
     for _ in range(2):
-        points = refine_locally(pyramid, m.homography, points)
+        points = refine_locally(pyramid, m.homography, points, responses)
     if _smooth_bend(m.homography, points) < FLAT_PAPER:
         points = model_lattice(m.homography)  # flat paper: local measurements add only noise
     else:
@@ -281,30 +282,66 @@ def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, 
     pairing finds small, blurred sheets more often than the measured places
     (``FRAME_INNER_LINE`` / ``FRAME_OUTER_LINE``), which the finer stages use.
     """
-    pitches = np.linspace(0.84, 1.19, 29)[:, None, None]
-    offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)[None, :, None]
-    k = np.arange(N + 1)[None, None, :]
-    pos = offsets + pitches * k  # cells
-    mid = offsets + pitches * (k[..., :-1] + 0.5)
-    up = 4  # sample the profile on a 4x finer grid by nearest index (fast gathers)
+    up = _COMB_UP
+    teeth = _comb_teeth(px, margin, len(profile) * up)
     # Smooth a little so a line one canvas pixel off still counts; compress so a
     # tooth landing on the frame or a mountain cannot outweigh many thin lines.
     prof = np.log1p(np.convolve(profile, [0.25, 0.5, 0.25], mode="same"))
     table = np.interp(np.arange(len(prof) * up) / up, np.arange(len(prof)), prof)
-
-    def sample(cells: np.ndarray) -> np.ndarray:
-        idx = np.clip(np.rint((cells + margin) * px * up).astype(int), 0, len(table) - 1)
-        return table[idx]
-
-    base = sample(mid).mean(-1)
-    lines = sample(pos[..., 1:-1]).mean(-1) - base
-    fw = FRAME_WIDTH * pitches[..., 0]
-    near = (sample(pos[..., 0]) + sample(pos[..., 0] - fw)) / 2
-    far = (sample(pos[..., -1]) + sample(pos[..., -1] + fw)) / 2
+    base = table[teeth.mid].mean(-1)
+    lines = table[teeth.lines].mean(-1) - base
+    near = (table[teeth.first] + table[teeth.first_out]) / 2
+    far = (table[teeth.last] + table[teeth.last_out]) / 2
     frame = np.minimum(near, far) - base
     score = lines + frame
     i, j = np.unravel_index(int(np.argmax(score)), score.shape)
-    return float(offsets[0, j, 0]), float(pitches[i, 0, 0]), float(score[i, j])
+    return float(teeth.offsets[j]), float(teeth.pitches[i]), float(score[i, j])
+
+
+@dataclass(frozen=True)
+class _CombTeeth:
+    """Where the comb's teeth fall in the profile table, for every (pitch, offset) tried."""
+
+    pitches: np.ndarray  # (P,)
+    offsets: np.ndarray  # (O,)
+    mid: np.ndarray  # (P, O, N) table indices half a pitch past each line
+    lines: np.ndarray  # (P, O, N - 1) the interior lines
+    first: np.ndarray  # (P, O) the first line (the frame's inner line) ...
+    first_out: np.ndarray  # ... and the frame's outer line beyond it
+    last: np.ndarray  # (P, O) the last line ...
+    last_out: np.ndarray  # ... and the frame's outer line beyond it
+
+
+_COMB_UP = 4  # the profile is sampled on a 4x finer grid by nearest index (fast gathers)
+_TEETH: dict[tuple[float, float, int], _CombTeeth] = {}
+
+
+def _comb_teeth(px: float, margin: float, length: int) -> _CombTeeth:
+    """The comb's table indices for a profile table of ``length`` entries (computed once:
+    they depend only on the canvas layout, the same for every candidate)."""
+    key = (px, margin, length)
+    if key not in _TEETH:
+        pitches = np.linspace(0.84, 1.19, 29)[:, None, None]
+        offsets = np.arange(-1.6, 1.6 + 1e-9, 1 / px / 2)[None, :, None]
+        k = np.arange(N + 1)[None, None, :]
+        pos = offsets + pitches * k  # cells
+        mid = offsets + pitches * (k[..., :-1] + 0.5)
+        fw = FRAME_WIDTH * pitches[..., 0]
+
+        def index(cells: np.ndarray) -> np.ndarray:
+            return np.clip(np.rint((cells + margin) * px * _COMB_UP).astype(int), 0, length - 1)
+
+        _TEETH[key] = _CombTeeth(
+            pitches=pitches[:, 0, 0],
+            offsets=offsets[0, :, 0],
+            mid=index(mid),
+            lines=index(pos[..., 1:-1]),
+            first=index(pos[..., 0]),
+            first_out=index(pos[..., 0] - fw),
+            last=index(pos[..., -1]),
+            last_out=index(pos[..., -1] + fw),
+        )
+    return _TEETH[key]
 
 
 CHUNKS = 4  # each interior line is measured in this many pieces along its length
@@ -443,7 +480,20 @@ def _agreement(new_h, old_h, pos, along, valid) -> float:
     return good / valid.size
 
 
-def refine_locally(pyramid: Pyramid, h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
+def _line_canvas(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_line_response` of the grid warped at 24 px per cell, 0.75 cell around it."""
+    px, margin = 24.0, 0.75
+    size = int(round((N + 2 * margin) * px))
+    canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h))
+    return _line_response(canvas, px)
+
+
+def refine_locally(
+    pyramid: Pyramid,
+    h: np.ndarray,
+    lattice: np.ndarray,
+    responses: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Move each intersection onto the lines measured right beside it (curled corners).
 
     Every grid line is measured once per cell it borders, in a narrow window
