@@ -321,22 +321,30 @@ def _merge_lines(
     Returns the ``keep`` longest lines as (a, b, c), ax + by = c, |(a, b)| = 1.
     """
     order = np.argsort(-length)
-    lines: list[list[float]] = []  # a, b, c, total length
-    for s in order:
-        x1, y1, x2, y2 = segs[s]
-        n = np.array([y1 - y2, x2 - x1]) / length[s]
-        c = n @ (x1, y1)
-        middle = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-        for line in lines:
-            # Same direction, and the segment's middle on the line.
-            if abs(n @ line[:2]) > np.cos(np.radians(degrees)):
-                if abs(np.dot(line[:2], middle) - line[2]) < tolerance:
-                    line[3] += length[s]
-                    break
+    x1, y1, x2, y2 = segs[order].T
+    length = length[order]
+    nx, ny = (y1 - y2) / length, (x2 - x1) / length  # unit normals
+    c = nx * x1 + ny * y1
+    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+    # joins[s, f]: segment s lies on the line segment f starts (same direction, its
+    # middle on that line); a line keeps the direction and place of its first segment.
+    same_way = np.abs(nx[:, None] * nx[None, :] + ny[:, None] * ny[None, :]) > np.cos(
+        np.radians(degrees)
+    )
+    on_line = np.abs(mx[:, None] * nx[None, :] + my[:, None] * ny[None, :] - c[None, :])
+    joins = (same_way & (on_line < tolerance)).tolist()
+    first: list[int] = []  # the segment starting each line, longest first
+    total: list[float] = []
+    for s, row in enumerate(joins):
+        for i, f in enumerate(first):
+            if row[f]:
+                total[i] += length[s]
+                break
         else:
-            lines.append([n[0], n[1], c, length[s]])
-    lines.sort(key=lambda line: -line[3])
-    return [np.array(line[:3]) for line in lines[:keep]]
+            first.append(s)
+            total.append(length[s])
+    ranked = sorted(range(len(first)), key=lambda i: -total[i])[:keep]
+    return [np.array([nx[first[i]], ny[first[i]], c[first[i]]]) for i in ranked]
 
 
 def _intersect(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:

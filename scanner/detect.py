@@ -40,7 +40,7 @@ from scanner.lattice import (
     quad_homography,
     with_lattice,
 )
-from scanner.mountains import dark_cell_share, mountain_contrast, paper_level
+from scanner.mountains import dark_cell_share, paper_level
 from scoring.layouts import LAYOUTS
 
 __all__ = [
@@ -113,7 +113,7 @@ def find_grid(
     if pyramid is None:
         pyramid = Pyramid(ink_image(image))
     small, small_scale = detection_level(pyramid, detection_side)
-    small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
+    small_bgr = None  # colour at the detection scale: only the mountains' generator needs it
     detection = Detection(best=None)
     generators = (
         ("frame", frame_quads),
@@ -125,6 +125,8 @@ def find_grid(
     for name, generate in generators:
         coarse = []
         budget = FINE_FITS  # fine fits left for this generator
+        if small_bgr is None and generate is mountain_quads:
+            small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
         quads = [clockwise(q / small_scale) for q in generate(small, small_bgr)]
         for i, quad in enumerate(quads):
             if any(same_quad(quad, q) for q in seen):
@@ -228,13 +230,10 @@ def mountain_shift(pyramid: Pyramid, homography: np.ndarray) -> tuple[int, int] 
     mountains (either side's layout, any quarter turn) tell the two apart.
     """
     cells = _dark_cells(pyramid, homography)
-    here = _mountain_match(cells, 0, 0)
-    best, where = max(
-        (_mountain_match(cells, dx, dy), (dx, dy))
-        for dx in (-1, 0, 1)
-        for dy in (-1, 0, 1)
-        if dx or dy
-    )
+    shifts = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+    match = _mountain_matches(cells, shifts)
+    here = match[shifts.index((0, 0))]
+    best, where = max((m, s) for m, s in zip(match, shifts, strict=True) if s != (0, 0))
     if best >= MOUNTAINS_CLEAR and best >= here + MOUNTAINS_BETTER:
         return where
     return None
@@ -266,8 +265,23 @@ MOUNTAIN_PATTERNS = _mountain_patterns()
 
 
 def _mountain_match(cells: np.ndarray, dx: int, dy: int) -> float:
-    seen = cells[1 + dy : N + 1 + dy, 1 + dx : N + 1 + dx]
-    return max(mountain_contrast(seen, e) for e in MOUNTAIN_PATTERNS)
+    return _mountain_matches(cells, [(dx, dy)])[0]
+
+
+def _mountain_matches(cells: np.ndarray, shifts: list[tuple[int, int]]) -> list[float]:
+    """:func:`scanner.mountains.mountain_contrast` of the grid's cells shifted by each
+    (dx, dy), best over :data:`MOUNTAIN_PATTERNS` (all at once: one product)."""
+    seen = np.stack([cells[1 + dy : N + 1 + dy, 1 + dx : N + 1 + dx].ravel() for dx, dy in shifts])
+    seen = seen.astype(np.float64)
+    inside = seen @ _PATTERN_WEIGHTS.T  # (shifts, patterns): mean where the mountains are
+    outside = (seen.sum(axis=1, keepdims=True) - inside * _PATTERN_COUNTS) / (
+        N * N - _PATTERN_COUNTS
+    )
+    return [float(v) for v in (inside - outside).max(axis=1)]
+
+
+_PATTERN_COUNTS = np.array([p.sum() for p in MOUNTAIN_PATTERNS], np.float64)
+_PATTERN_WEIGHTS = np.stack([p.ravel() / p.sum() for p in MOUNTAIN_PATTERNS])
 
 
 def _keep_better(detection: Detection, fit: GridFit | None) -> None:
