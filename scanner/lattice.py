@@ -26,6 +26,7 @@ from scanner.geometry import (
 
 N = GRID_CELLS
 GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
+LINE_PX, LINE_MARGIN = 24.0, 0.75  # lines are measured on this canvas (px per cell, cells)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ def fine_fit(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, source: str) -> 
             break
     if best is None:
         return None
+    # The frame is measured on the kept pass's canvas only.
+    best = replace(best, frame=_frame_share(*best.lines, LINE_PX, LINE_MARGIN), lines=None)
     score = best.agreement * (0.25 + 0.75 * best.frame)
     return GridFit(
         best.homography, None, float(score), source, quad, best.agreement, best.frame, best
@@ -238,7 +241,8 @@ class _Measurement:
     measured: np.ndarray  # (K, 2) where they were found, image pixels
     inliers: np.ndarray  # (K,) bool, agreeing with the homography
     agreement: float
-    frame: float
+    frame: float = 0.0  # share of the frame found (set by :func:`fine_fit`)
+    lines: tuple[np.ndarray, np.ndarray] | None = None  # the pass's line responses
 
 
 def _line_response(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -362,10 +366,8 @@ def _measure_intersections(
     the 12 x 12 x 2 lattice in image pixels, the share of pieces found where the
     new model puts them, and the share of the frame found.
     """
-    px, margin = 24.0, 0.75
-    size = int(round((N + 2 * margin) * px))
-    canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h))
-    vertical, horizontal = _line_response(canvas, px)
+    px, margin = LINE_PX, LINE_MARGIN
+    vertical, horizontal = _line_canvas(pyramid, h)
     offs = np.arange(-int(half * px), int(half * px) + 1)
     start = int(round(margin * px))
     length = int(N * px) // CHUNKS
@@ -417,8 +419,8 @@ def _measure_intersections(
     if new_h is None:
         return None
     agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
-    frame = _frame_share(vertical, horizontal, px, margin)
-    return _Measurement(new_h, src_a, dst_a, inliers.ravel().astype(bool), agree, frame)
+    inliers = inliers.ravel().astype(bool)
+    return _Measurement(new_h, src_a, dst_a, inliers, agree, lines=(vertical, horizontal))
 
 
 def _quadratic_through(
@@ -463,7 +465,10 @@ def _robust_homography(
             return None, keep
         pred = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
         err = np.linalg.norm(pred - dst, axis=1)
-        keep = err < max(tolerance, 2.5 * float(np.median(err)))
+        again = err < max(tolerance, 2.5 * float(np.median(err)))
+        if np.array_equal(again, keep):
+            return h, keep  # a refit to the same points would give the same homography
+        keep = again
     return h, keep
 
 
@@ -481,8 +486,9 @@ def _agreement(new_h, old_h, pos, along, valid) -> float:
 
 
 def _line_canvas(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_line_response` of the grid warped at 24 px per cell, 0.75 cell around it."""
-    px, margin = 24.0, 0.75
+    """:func:`_line_response` of the grid warped at ``LINE_PX`` per cell with
+    ``LINE_MARGIN`` cells around it."""
+    px, margin = LINE_PX, LINE_MARGIN
     size = int(round((N + 2 * margin) * px))
     canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h))
     return _line_response(canvas, px)
@@ -504,12 +510,11 @@ def refine_locally(
     inside the grid passes for it; the grid's edge is the inner line's inside edge.
     A node takes the mean of its two adjacent pieces per direction (a line's ends
     continue its last two); nodes unlike their neighbours, or not measured, keep
-    their place.
+    their place. ``responses``: :func:`_line_canvas` of ``h`` when already made.
     """
-    px, margin = 24.0, 0.75
-    size = int(round((N + 2 * margin) * px))
-    canvas = pyramid.warp(h, px, -margin, size, cell_size_px(h))
-    vertical, horizontal = _line_response(canvas, px)
+    px, margin = LINE_PX, LINE_MARGIN
+    vertical, horizontal = _line_canvas(pyramid, h) if responses is None else responses
+    size = vertical.shape[0]
     inv = np.linalg.inv(h)
     cells = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), inv).reshape(N + 1, N + 1, 2)
     to_px = (cells + margin) * px  # canvas pixels of every node, (row, col, xy)
