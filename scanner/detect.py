@@ -86,6 +86,8 @@ class Detection:
 
     best: GridFit | None
     candidates: list[tuple[str, np.ndarray, float]] = field(default_factory=list)
+    #: The ink pyramid the fits were measured on (for :func:`with_lattice` later).
+    pyramid: Pyramid | None = field(default=None, repr=False, compare=False)
 
 
 def ink_image(image: np.ndarray) -> np.ndarray:
@@ -100,7 +102,10 @@ def ink_image(image: np.ndarray) -> np.ndarray:
 
 
 def find_grid(
-    image: np.ndarray, pyramid: Pyramid | None = None, detection_side: int = 480
+    image: np.ndarray,
+    pyramid: Pyramid | None = None,
+    detection_side: int = 480,
+    lattice: bool = True,
 ) -> Detection:
     """Locate the grid in a (working-resolution) BGR photo.
 
@@ -108,13 +113,15 @@ def find_grid(
     are looked for on the smallest pyramid level whose long side keeps
     ``detection_side`` pixels (more finds smaller sheets, slower). Returns a
     :class:`Detection`; its ``best`` is None when nothing fitted well enough
-    (score below ``ACCEPT_SCORE``).
+    (score below ``ACCEPT_SCORE``). Without ``lattice`` the winner's intersections
+    are left unmeasured (``best.lattice`` is None; :func:`with_lattice` on
+    ``detection.pyramid`` measures them): the caller may do something beside it.
     """
     if pyramid is None:
         pyramid = Pyramid(ink_image(image))
     small, small_scale = detection_level(pyramid, detection_side)
     small_bgr = None  # colour at the detection scale: only the mountains' generator needs it
-    detection = Detection(best=None)
+    detection = Detection(best=None, pyramid=pyramid)
     generators = (
         ("frame", frame_quads),
         ("mountains", mountain_quads),
@@ -145,7 +152,7 @@ def find_grid(
                 if best is not None and best.score >= GOOD_ENOUGH:
                     # The rest stay listed, unmeasured (a second sheet shows up there).
                     detection.candidates += [(name, q, 0.0) for q in quads[i + 1 :]]
-                    detection.best = _settle(pyramid, detection.best)
+                    detection.best = _settle(pyramid, detection.best, lattice)
                     return detection
             else:
                 coarse.append((fit[1], fit[0], quad))
@@ -156,12 +163,12 @@ def find_grid(
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
             _keep_better(detection, fit)
         if detection.best and detection.best.score >= GOOD_ENOUGH:
-            detection.best = _settle(pyramid, detection.best)
+            detection.best = _settle(pyramid, detection.best, lattice)
             return detection
     if detection.best and detection.best.score < ACCEPT_SCORE:
         detection.best = None
     if detection.best is not None:
-        detection.best = _settle(pyramid, detection.best)
+        detection.best = _settle(pyramid, detection.best, lattice)
     return detection
 
 
@@ -180,7 +187,7 @@ def _fine(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, name: str) -> GridF
     return fit
 
 
-def _settle(pyramid: Pyramid, fit: GridFit) -> GridFit:
+def _settle(pyramid: Pyramid, fit: GridFit, lattice: bool = True) -> GridFit:
     """The winning fit with its lattice measured; first, when it fits only so-so and
     part of the frame is missing where it puts it, it is measured again from a
     quarter cell either way along each axis, and the best of the five is kept.
@@ -195,6 +202,7 @@ def _settle(pyramid: Pyramid, fit: GridFit) -> GridFit:
     the photo there (:func:`mountain_shift`: a card or a hand over one side of the
     frame), the fit is measured again from there and taken if it is accepted, lies
     about a cell from the first and shows the mountains clearly itself.
+    Last (with ``lattice``), the fit's intersections are measured.
     """
     if fit.score < RESTART_BELOW and fit.frame < 1.0:
         for dx, dy in ((NUDGE, 0), (-NUDGE, 0), (0, NUDGE), (0, -NUDGE)):
@@ -213,7 +221,7 @@ def _settle(pyramid: Pyramid, fit: GridFit) -> GridFit:
             and mountains_match(pyramid, other.homography) >= MOUNTAINS_CLEAR
         ):
             fit = other
-    return with_lattice(pyramid, fit)
+    return with_lattice(pyramid, fit) if lattice else fit
 
 
 MOUNTAINS_BETTER = 0.3  # a whole-cell shift this much better at the mountains is taken ...

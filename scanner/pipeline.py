@@ -109,7 +109,7 @@ def scan_photo(
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     if photo is None:
         photo = load_photo(source)
-    detection = find_grid(photo.image)
+    detection = find_grid(photo.image, lattice=False)  # measured in scan_image
     best = detection.best
     small = (
         best is None or cell_size_px(best.homography) < SMALL_CELL_PX or best.score < GOOD_ENOUGH
@@ -179,7 +179,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     """:func:`scan_photo` on an already loaded photo (and, optionally, its detection)."""
     image = photo.image
     if detection is None:
-        detection = find_grid(image, Pyramid(ink_image(image)))
+        detection = find_grid(image, Pyramid(ink_image(image)), lattice=False)
     best = detection.best
     if best is None:
         raise SheetNotFound(
@@ -187,8 +187,14 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
             "no map sheet found (no 11x11 grid with a frame)",
             tried={"image": image, "candidates": detection.candidates},
         )
-    canvas = feature_canvas(image, best.homography)
-    orientation = decide_orientation(canvas, side)
+    if best.lattice is None:
+        # The orientation needs only the homography: decided in the second thread
+        # while the intersections are measured.
+        turn = _background(_orientation, image, best.homography, side) if _overlap else None
+        best = detection.best = with_lattice(detection.pyramid, best)
+        orientation = turn.result() if turn else _orientation(image, best.homography, side)
+    else:
+        orientation = _orientation(image, best.homography, side)
     k = orientation.quarter_turns
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
@@ -216,6 +222,10 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work),
         cells=cells,
     )
+
+
+def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orientation:
+    return decide_orientation(feature_canvas(image, homography), side)
 
 
 def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
