@@ -380,26 +380,24 @@ def _measure_intersections(
     # The frame's outer line runs further out: look for the inner one only near 0.
     near_edge = np.abs(offs) <= 0.1 * px
     along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
-    pos = np.zeros((2, N + 1, CHUNKS))
-    strength = np.zeros((2, N + 1, CHUNKS))
-    for axis, prof in ((0, pv), (1, ph)):
-        prof = prof.transpose(1, 0, 2).copy()  # (k, j, offset)
-        base = np.median(prof, axis=2)
-        for k in (0, N):
-            prof[k][:, ~near_edge] = 0.0
-        j = np.argmax(prof, axis=2)
-        peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
-        left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 2)[..., 0]
-        right = np.take_along_axis(prof, np.clip(j + 1, 0, len(offs) - 1)[..., None], 2)[..., 0]
-        den = left - 2 * peak + right
-        with np.errstate(all="ignore"):
-            sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
-        sub = np.clip(sub, -0.5, 0.5)
-        strength[axis] = peak - base
-        pos[axis] = (offs[j] + sub) / px + lines[:, None]
-        # The frame's inner line lies just outside the grid's edge: its centre is not it.
-        pos[axis, 0] += FRAME_INNER_LINE
-        pos[axis, N] -= FRAME_INNER_LINE
+    # Both axes at once: prof[axis, k, j, :] across line k within piece j.
+    prof = np.stack([pv, ph]).transpose(0, 2, 1, 3).copy()
+    base = np.median(prof, axis=3)
+    for k in (0, N):
+        prof[:, k][..., ~near_edge] = 0.0
+    j = np.argmax(prof, axis=3)
+    peak = np.take_along_axis(prof, j[..., None], 3)[..., 0]
+    left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
+    right = np.take_along_axis(prof, np.clip(j + 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
+    den = left - 2 * peak + right
+    with np.errstate(all="ignore"):
+        sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
+    sub = np.clip(sub, -0.5, 0.5)
+    strength = (peak - base).astype(np.float64)
+    pos = (offs[j] + sub) / px + lines[:, None]
+    # The frame's inner line lies just outside the grid's edge: its centre is not it.
+    pos[:, 0] += FRAME_INNER_LINE
+    pos[:, N] -= FRAME_INNER_LINE
     typical = float(np.median(strength[:, 1:N]))
     if typical <= 0.5:
         return None
@@ -523,6 +521,7 @@ def refine_locally(
     seg_start = np.round((np.arange(N) + margin) * px).astype(int)
     rows = seg_start[:, None] + band  # (N segments, B)
     found = np.full((2, N + 1, N + 1), np.nan)  # axis, row, col: measured coordinate (cells)
+    pieces = []  # per axis, at[segment i, line k]: where line k was found on segment i (cells)
     for axis, response in ((0, vertical), (1, horizontal)):
         # Line k's predicted position on segment i: mean of the two nodes bounding it.
         if axis == 0:
@@ -562,7 +561,11 @@ def refine_locally(
         at[:, 0] += FRAME_INNER_LINE  # the inner frame line's centre -> the grid's edge
         at[:, N] -= FRAME_INNER_LINE
         at[strength < 0.4 * max(typical, 1e-6)] = np.nan
-        at = _smooth_along_lines(at)
+        pieces.append(at)
+    # at[segment, line] of both axes side by side: the lines' courses fitted at once.
+    both = _smooth_along_lines(np.hstack(pieces))
+    for axis in range(2):
+        at = both[:, axis * (N + 1) : (axis + 1) * (N + 1)]
         # Node (r, c): segments r - 1 and r of vertical line c (or of horizontal line r).
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -572,8 +575,8 @@ def refine_locally(
             )  # (N + 1 positions along the line, N + 1 lines)
         # A line's ends lie half a segment beyond its last pieces: extrapolate.
         for end, a, b in ((0, 0, 1), (N, N - 1, N - 2)):
-            both = ~np.isnan(at[a]) & ~np.isnan(at[b])
-            node[end, both] = 1.5 * at[a, both] - 0.5 * at[b, both]
+            both_ends = ~np.isnan(at[a]) & ~np.isnan(at[b])
+            node[end, both_ends] = 1.5 * at[a, both_ends] - 0.5 * at[b, both_ends]
         found[axis] = node if axis == 0 else node.T
     measured = cells.copy()
     ok = ~np.isnan(found[0]) & ~np.isnan(found[1])
@@ -590,6 +593,10 @@ def refine_locally(
 SMOOTH_ALONG = 0.06  # cells: a line piece this far off its line's smooth course is dropped
 
 
+_ALONG_U = (np.arange(N) + 0.5 - N / 2) / (N / 2)
+_ALONG_BASIS = np.stack([_ALONG_U**d for d in range(4)], -1)  # (segment, 4): cubic along a line
+
+
 def _smooth_along_lines(at: np.ndarray) -> np.ndarray:
     """Drop line pieces off their line's smooth course (``at[segment, line]``, cells).
 
@@ -597,10 +604,10 @@ def _smooth_along_lines(at: np.ndarray) -> np.ndarray:
     player's stroke parallel to it (crosshatched farms, outlines) moves a few
     pieces at once. A cubic, refitted without outlying pieces, gives the course.
     All lines are fitted at once; a line stops refitting when its pieces settle.
+    Several sets of the ``N + 1`` lines may sit side by side (both axes at once).
     """
-    u = (np.arange(N) + 0.5 - N / 2) / (N / 2)
-    basis = np.stack([u**d for d in range(4)], -1)  # (segment, 4)
-    y = (at - np.arange(N + 1)).T  # (line, segment)
+    basis = _ALONG_BASIS
+    y = (at - np.arange(at.shape[1]) % (N + 1)).T  # (line, segment): off the line's place
     ok = ~np.isnan(y)
     y0 = np.nan_to_num(y)
     fitting = ok.sum(axis=1) >= 5
@@ -610,7 +617,7 @@ def _smooth_along_lines(at: np.ndarray) -> np.ndarray:
         w = use.astype(float)
         gram = np.einsum("ls,si,sj->lij", w, basis, basis)
         rhs = np.einsum("ls,si,ls->li", w, basis, y0)
-        coef = np.zeros((N + 1, 4))
+        coef = np.zeros((len(y), 4))
         coef[fitting] = np.linalg.solve(gram[fitting], rhs[fitting][..., None])[..., 0]
         off[fitting] = np.abs(y0 - coef @ basis.T)[fitting]
         typical = _median_where(off, ok)[:, None]
