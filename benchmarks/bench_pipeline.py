@@ -1,6 +1,6 @@
 """Time photo -> score on 12 MP JPEGs, and batch throughput on 1 and 2 worker processes.
 
-``python benchmarks/bench_pipeline.py [--photos 8] [--batch 16] [--model PATH]``
+``python benchmarks/bench_pipeline.py [--photos 8] [--rounds 3] [--batch 16] [--model PATH]``
 
 1. Renders ``--photos`` sheets with ``models.synth`` and stores them as 4032 x 3024
    JPEGs (quality 92, as a phone writes them).
@@ -8,7 +8,9 @@
    the 121 cells, score and build the JSON object, per file, after one warm-up file
    (session creation is once per process), set up as ``score`` runs: OpenCV's
    default threads, one onnxruntime thread, the cells classified in a second thread
-   while the coins are read. In the same run, plain ``cv2.imread`` of the same files.
+   while the coins are read. In the same run, plain ``cv2.imread`` of the same files,
+   each file read just before it is scored; ``--rounds`` passes over the files
+   (medians over all of them: one pass gives only 8 samples of a noisy clock).
    Target: pipeline / imread <= 1.0 (the pipeline decodes at 1/4 scale).
    Then ``score`` of all the files in one call, as ``cartoscore score *.jpg`` runs it
    (each next photo decoded in a second thread while one is read), against
@@ -100,6 +102,7 @@ def batch_rate(jobs: list[Job], workers: int, model: str | None) -> tuple[float,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3, help="passes over the photos, one at a time")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--model", default=None, help="cell model (default: the committed one)")
     args = ap.parse_args()
@@ -126,7 +129,7 @@ def main() -> None:
 
         score_file(*_first(photos))  # warm-up: session creation, imports
         pipe, read, pipe_cpu, read_cpu = [], [], [], []
-        for path, truth in photos:
+        for path, truth in photos * max(args.rounds, 1):
             t, c = time.perf_counter(), time.process_time()
             cv2.imread(path)
             read.append(time.perf_counter() - t)
@@ -143,7 +146,8 @@ def main() -> None:
                 f"imread {read[-1] * 1000:5.1f} ms, cells right {right}/121, "
                 f"coins {obj['coins']}/{truth['coins']}"
             )
-        print(f"score, whole pipeline: {ms(pipe)}; CPU {ms(pipe_cpu)}")
+        rounds = max(args.rounds, 1)
+        print(f"score, whole pipeline ({rounds} x {len(photos)}): {ms(pipe)}; CPU {ms(pipe_cpu)}")
         print(f"cv2.imread (full decode): {ms(read)}; CPU {ms(read_cpu)}")
         print(
             "ratio pipeline / imread (median): "
