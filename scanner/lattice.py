@@ -659,9 +659,10 @@ def _lattice_from_measurements(
     model = model_lattice(h)
     disp = np.full((N + 1, N + 1, 2), np.nan)
     near = cv2.perspectiveTransform(src.reshape(-1, 1, 2).astype(np.float64), h).reshape(-1, 2)
-    for (c, r), d, m, ok in zip(src.astype(int), dst, near, inliers, strict=True):
-        if ok or np.linalg.norm(d - m) < 0.3 * cell:
-            disp[r, c] = d - m
+    off = dst - near
+    take = inliers | (np.linalg.norm(off, axis=1) < 0.3 * cell)
+    c, r = src.astype(int)[take].T
+    disp[r, c] = off[take]
     disp = _reject_unlike_neighbours(disp, 0.06 * cell)
     disp = _fill_nan(disp)
     return model + disp
