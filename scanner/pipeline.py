@@ -191,7 +191,8 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         # The orientation needs only the homography: decided in the second thread
         # while the intersections are measured.
         turn = _background(_orientation, image, best.homography, side) if _overlap else None
-        best = detection.best = with_lattice(detection.pyramid, best)
+        pyramid = detection.pyramid or Pyramid(ink_image(image))
+        best = detection.best = with_lattice(pyramid, best)
         orientation = turn.result() if turn else _orientation(image, best.homography, side)
     else:
         orientation = _orientation(image, best.homography, side)

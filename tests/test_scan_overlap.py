@@ -1,0 +1,50 @@
+"""The second thread changes when things are computed, never what: the orientation
+decided beside the lattice measurement, and a lattice measured after detection,
+give the scan the sequential path gives (drawn stand-in sheets, tests/sheet_fixture.py)."""
+
+import numpy as np
+import pytest
+from sheet_fixture import draw_sheet, photograph
+
+from scanner import pipeline
+from scanner.detect import find_grid, with_lattice
+from scanner.load import load_photo
+
+# Page corners (TL, TR, BR, BL of the upright page) in a 1000 x 750 photo: the page's
+# top runs up the photo's left side, a quarter turn anticlockwise (270 degrees clockwise),
+# so the orientation has something to decide.
+TURNED = np.array([[80, 640], [120, 250], [690, 200], [700, 660]], float)
+
+
+def _photo(side: str, coins: int) -> np.ndarray:
+    page, to_px = draw_sheet(side, coins)
+    return photograph(page, to_px, TURNED, seed=3)[0]
+
+
+def test_lattice_measured_later_is_the_same():
+    image = _photo("B", 4)
+    at_once = find_grid(image)
+    later = find_grid(image, lattice=False)
+    assert later.best.lattice is None and later.pyramid is not None
+    measured = with_lattice(later.pyramid, later.best)
+    assert np.array_equal(measured.homography, at_once.best.homography)
+    assert np.array_equal(measured.lattice, at_once.best.lattice)
+
+
+@pytest.mark.parametrize("side, coins", [("A", 7), ("B", 2)])
+def test_orientation_beside_the_lattice_gives_the_same_scan(side, coins):
+    photo = load_photo(_photo(side, coins))
+    alone = pipeline.scan_image(photo)
+    pipeline.set_overlap(True)
+    try:
+        together = pipeline.scan_image(photo)
+        together.cells.result()
+    finally:
+        pipeline.set_overlap(False)
+    assert (together.side, together.orientation, together.coins) == (side, 270, coins)
+    assert (alone.side, alone.orientation, alone.coins) == (side, 270, coins)
+    assert together.side_confidence == alone.side_confidence
+    assert together.orientation_confidence == alone.orientation_confidence
+    assert np.array_equal(together.homography, alone.homography)
+    assert np.array_equal(together.lattice, alone.lattice)
+    assert np.array_equal(together.view, alone.view)
