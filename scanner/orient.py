@@ -55,12 +55,10 @@ def mountain_map(canvas: np.ndarray) -> np.ndarray:
 
     ``canvas`` is a feature canvas, or its grey image as a 2-D array.
     """
-    grey = (canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)).astype(
-        np.float32
-    )
+    grey = canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
     m = int(_MARGIN * _PX)
     grid = grey[m : m + N * _PX, m : m + N * _PX]
-    return dark_cell_share(grid, _PX, paper_level(grid))
+    return dark_cell_share(grid, _PX, paper_level(grid))  # uint8: the fast paper level
 
 
 def coin_track_score(canvas: np.ndarray) -> float:
