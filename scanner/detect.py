@@ -98,7 +98,8 @@ def ink_image(image: np.ndarray) -> np.ndarray:
     """
     if image.ndim == 2:
         return image
-    return cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+    # numpy walks the interleaved channels in place (cv2.min would copy each one out first).
+    return np.minimum(np.minimum(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
 
 
 def find_grid(
