@@ -543,14 +543,13 @@ def refine_locally(
             int(round((apart + FRAME_OUTER_SLACK) * px)) + 1,
         )
         for k, outward in ((0, -1), (N, 1)):
-            pair = 0.0
-            for d in aparts:
-                far = np.clip(cols[:, k] + outward * d, 0, size - 1)
-                if axis == 0:
-                    seen = response[rows[:, :, None], far[:, None, :]].mean(axis=1)
-                else:
-                    seen = response[far[:, None, :], rows[:, :, None]].mean(axis=1)
-                pair = np.maximum(pair, seen)
+            # far[i, o, d]: the outer line's column for each spacing d in ``aparts``.
+            far = np.clip(cols[:, k, :, None] + outward * np.array(aparts), 0, size - 1)
+            if axis == 0:
+                seen = response[rows[:, :, None, None], far[:, None]].mean(axis=1)
+            else:
+                seen = response[far[:, None], rows[:, :, None, None]].mean(axis=1)
+            pair = np.maximum(0.0, seen.max(axis=-1))
             prof[:, k, :] = np.minimum(prof[:, k, :], pair)
         prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])
         j = np.argmax(prof, axis=2)
