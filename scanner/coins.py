@@ -402,22 +402,25 @@ def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
     d = 3
     centres = np.arange(half + 2 + 2 * d, (y1 - y0) - half - 2 - 2 * d)
     cuts = np.linspace(x0, x1, chunks + 1).astype(int)
-    out = []
-    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
-        prof = ycc[:, a - x0 : b - x0].mean(axis=1)
-        best = (-1.0, 0)
-        for hh in (half - 2, half, half + 2):
-            top = prof[centres - hh + d] - prof[centres - hh - d]  # inside minus outside
-            bottom = prof[centres + hh - d] - prof[centres + hh + d]
-            nt, nb = np.linalg.norm(top, axis=1), np.linalg.norm(bottom, axis=1)
-            cos = (top * bottom).sum(1) / np.maximum(nt * nb, 1e-6)
-            darker = (top[:, 0] < 0) & (bottom[:, 0] < 0)  # the band is darker than paper
-            score = np.minimum(nt, nb) * np.clip(cos, 0, None) * darker
-            i = int(np.argmax(score))
-            if score[i] > best[0]:
-                best = (float(score[i]), int(centres[i]))
-        out.append(((a + b) / 2, y0 + best[1], best[0]))
-    line = np.array(out)
+    # prof[piece, row, channel], each piece's mean colour per row (the sums of
+    # ycc[:, a:b].mean(axis=1), in the same order, taken all at once); then every
+    # piece and band height (hh) is scored at once.
+    sums = np.add.reduceat(ycc, cuts[:-1] - x0, axis=1)
+    prof = (sums / np.diff(cuts)[:, None]).astype(np.float32).transpose(1, 0, 2)
+    hh = np.array([half - 2, half, half + 2])[:, None]  # (height, centre)
+    top = prof[:, centres - hh + d] - prof[:, centres - hh - d]  # inside minus outside
+    bottom = prof[:, centres + hh - d] - prof[:, centres + hh + d]
+    nt, nb = np.linalg.norm(top, axis=-1), np.linalg.norm(bottom, axis=-1)
+    cos = (top * bottom).sum(-1) / np.maximum(nt * nb, 1e-6)
+    darker = (top[..., 0] < 0) & (bottom[..., 0] < 0)  # the band is darker than paper
+    score = np.minimum(nt, nb) * np.clip(cos, 0, None) * darker  # (piece, height, centre)
+    at = np.argmax(score, axis=2)  # each height's best centre ...
+    peak = np.take_along_axis(score, at[..., None], 2)[..., 0]
+    h = np.argmax(peak, axis=1)  # ... and the first height scoring best
+    pieces = np.arange(chunks)
+    line = np.column_stack(
+        [(cuts[:-1] + cuts[1:]) / 2, y0 + centres[at[pieces, h]], peak[pieces, h]]
+    ).astype(np.float64)
     if np.median(line[:, 2]) < _MIN_BAND_EDGE:
         return None
     # A piece far from its neighbours (a stroke, a box line) takes their median.
