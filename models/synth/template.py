@@ -374,13 +374,14 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
     fill, shade, flutes = 0.35, 1.0, 2
     if design == 4:
         # The printed icon is drawn in strong ink: its bodies coloured in, its outlines
-        # and four or five flutes a darker shade of the accent (the publisher's sheet:
-        # dark ochre lines on A, dark grey on B, that read as stripes at model size).
+        # and two to four flutes a darker shade of the accent, drawn about as wide as the
+        # outlines (the publisher's sheet: dark ochre lines on A, dark grey on B, crisp
+        # stripes at model size, which the model took for farm furrows).
         strength = 0.75 + (strength - 0.55) * 0.25 / 0.45
-        fill = float(rng.uniform(0.3, 0.85))
-        shade = float(rng.uniform(0.55, 1.0))
-        flutes = int(rng.integers(2, 6))
-        width = float(rng.uniform(0.018, 0.032))
+        fill = float(rng.uniform(0.15, 0.55))
+        shade = float(rng.uniform(0.4, 0.8))
+        flutes = int(rng.integers(2, 5))
+        width = float(rng.uniform(0.02, 0.035))
     return RuinsLook(design, scale, shift, width, mirror, strength, fill, shade, flutes)
 
 
@@ -494,7 +495,7 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
         for body in _FLUTED_BODIES:
             cv.fill(img, place(body), pale)
         color = tuple(int(v * look.shade) for v in color)
-        cv.polylines(img, [place(p) for p in _flutes(look.flutes)], color, look.width * 0.7)
+        cv.polylines(img, [place(p) for p in _flutes(look.flutes)], color, look.width * 0.9)
     cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
 
