@@ -385,7 +385,7 @@ def _measure_intersections(
     base = _median(prof, axis=3)
     for k in (0, N):
         prof[:, k][..., ~near_edge] = 0.0
-    j = np.argmax(prof, axis=3)
+    j = _line_peaks(prof)
     peak = np.take_along_axis(prof, j[..., None], 3)[..., 0]
     left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
     right = np.take_along_axis(prof, np.clip(j + 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
@@ -419,6 +419,26 @@ def _measure_intersections(
     agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
     inliers = inliers.ravel().astype(bool)
     return _Measurement(new_h, src_a, dst_a, inliers, agree, lines=(vertical, horizontal))
+
+
+def _line_peaks(prof: np.ndarray) -> np.ndarray:
+    """Index of each profile's highest local peak (last axis), or of its maximum
+    where it has none.
+
+    A printed line is a peak across its profile; a slope rising to the window's
+    edge is the flank of something beyond it: on small, dark, heavily drawn
+    sheets the faint dashed line is weaker than the icons half a cell away, and
+    the plain maximum put every such piece at the window's edge (tuning photo
+    7002, hard: its true fit scored 0.58 against 0.78 with this). Where nothing
+    peaks inside the window the maximum stands, as before.
+    """
+    inner = prof[..., 1:-1]
+    top = (inner >= prof[..., :-2]) & (inner >= prof[..., 2:])
+    ridge = np.full(prof.shape, -np.inf)
+    ridge[..., 1:-1] = np.where(top, inner, -np.inf)
+    j = np.argmax(ridge, axis=-1)
+    none = ~top.any(axis=-1)
+    return np.where(none, np.argmax(prof, axis=-1), j)
 
 
 def _quadratic_through(

@@ -65,3 +65,13 @@ def test_a_fit_on_rows_of_drawn_house_bases_is_nudged_onto_the_grid(tmp_path):
     frame partly missed) until the winner was measured again from nudged starts."""
     problem = _read_right(tmp_path, "normal", 142_064)
     assert problem is None, problem
+
+
+def test_a_dark_heavily_drawn_sheet_is_found(tmp_path):
+    """Render 7002 (hard): a small side-B sheet in low light, drawn over with colour
+    so its faint grey dashed lines are weaker than the icons half a cell beside them.
+    Each line piece took the maximum of its profile, the icons' flank at the window's
+    edge, and the true fit scored under the acceptance line (no sheet found) until a
+    line was looked for as a peak of its profile."""
+    problem = _read_right(tmp_path, "hard", 7002)
+    assert problem is None, problem
