@@ -30,6 +30,12 @@ are misread without being flagged for review. Session 16 tuned on seeds
 that nothing else moved.
 
     python benchmarks/measure_scanner.py --n 100 --seed 302000 --occlude mixed --cells
+
+With ``--cells`` it also counts the cells the review says are covered (scanner/covered.py)
+where nothing lies (by style; on plain photos all of them are false), and the covered
+misread cells that would go unflagged without that reason (the model is run again).
+Session 17 fitted the covered-cell detector on the tuning seeds above
+(benchmarks/fit_covered.py) and measured it once on 158000+: use 162000+ next.
 """
 
 from __future__ import annotations
@@ -99,6 +105,7 @@ def measure_one(args: tuple) -> dict:
         "ms": ms,
         "share": share,
         "kind": kind,
+        "style": truth.get("style", "?"),
         **(covered_cells(scan, truth) if cells and errors[0] <= TOLERANCE else {}),
     }
 
@@ -107,18 +114,34 @@ def covered_cells(scan, truth: dict) -> dict:
     """How the classifier reads the cells under the occluder (share >= ``COVERED``):
     how many there are, how many are misread and how many of those are not flagged
     for review; and the misread cells elsewhere, for comparison."""
+    from scanner.covered import COVERED as COVERED_REASON
     from scanner.pipeline import sheet_from_scan
     from scoring.layouts import parse_space
 
+    start = time.perf_counter()
     sheet = sheet_from_scan(scan)
-    covered = np.array(truth["covered"]) >= COVERED
+    read_ms = (time.perf_counter() - start) * 1000
+    covered = np.array(truth.get("covered", np.zeros((11, 11)))) >= COVERED
     flagged = {parse_space(item.space) for item in sheet.review}
+    said_covered = np.zeros((11, 11), bool)
+    for item in sheet.review:
+        if item.reason == COVERED_REASON:
+            said_covered[parse_space(item.space)] = True
     wrong = np.array(
         [[sheet.map.grid[r][c] != truth["grid"][r][c] for c in range(11)] for r in range(11)]
     )
     unflagged = wrong.copy()
     for r, c in flagged:
         unflagged[r, c] = False
+    # The same reading without looking for covered cells (the model is run again).
+    from scanner.cells import cut_cells
+    from scanner.classify import classify_cells
+    from scoring.layouts import LAYOUTS
+
+    before = classify_cells(cut_cells(scan.view), LAYOUTS[scan.side], covered=False)
+    unflagged_before = wrong.copy()
+    for item in before.review:
+        unflagged_before[parse_space(item.space)] = False
     silent = [
         f"{truth['grid'][r][c]}->{sheet.map.grid[r][c]}"
         for r, c in zip(*np.nonzero(covered & unflagged), strict=True)
@@ -130,6 +153,11 @@ def covered_cells(scan, truth: dict) -> dict:
         "silent": silent,
         "other_wrong": int((~covered & wrong).sum()),
         "other_silent": int((~covered & unflagged).sum()),
+        "covered_silent_before": int((covered & unflagged_before).sum()),
+        "said_covered": int(said_covered.sum()),
+        "said_covered_clear": int((said_covered & (np.array(truth.get("covered", 0)) == 0)).sum()),
+        "covered_wrong_said": int((covered & wrong & said_covered).sum()),
+        "read_ms": read_ms,
     }
 
 
@@ -156,11 +184,12 @@ def main() -> None:
     parser.add_argument(
         "--cells",
         action="store_true",
-        help="with --occlude: also read the cells and count misread covered ones",
+        help="also read the cells: count misread covered ones (with --occlude) and the"
+        " cells said to be covered, by style (plain photos: all false)",
     )
     parser.add_argument("--show-failures", action="store_true")
     args = parser.parse_args()
-    if args.cells and args.occlude != "none":
+    if args.cells:
         args.occlude += "+cells"  # measure_one reads it from its work item
     for difficulty, rows in measure_rendered(args, measure_one):
         report(difficulty, rows, args.show_failures)
@@ -186,6 +215,20 @@ def report_cells(rows: list[dict]) -> None:
     silent = [s for r in read for s in r["silent"]]
     if silent:
         print("        covered, misread, not flagged (truth->read):", dict(Counter(silent)))
+    print(
+        f"        without the covered reason: {total('covered_silent_before')} covered cells "
+        "misread and not flagged"
+    )
+    print(
+        f"        said covered: {total('said_covered')} cells, of them nothing on: "
+        f"{total('said_covered_clear')} ({total('said_covered_clear') / len(read):.2f} a photo); "
+        f"misread covered cells said covered: {total('covered_wrong_said')}; "
+        f"median read {np.median([r['read_ms'] for r in read]):.0f} ms"
+    )
+    for style in sorted({r["style"] for r in read}):
+        rows = [r for r in read if r["style"] == style]
+        clear = sum(r["said_covered_clear"] for r in rows)
+        print(f"          {style:18s} {len(rows):4d} photos, said covered with nothing on: {clear}")
 
 
 def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:

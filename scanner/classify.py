@@ -11,6 +11,8 @@ shapes of several spaces in one terrain, so a cell still doubtful then leans tow
 terrain of the sides it shares with surely read cells (:func:`neighbour_prior`). Cells
 whose own top probability is low, or whose top two classes are close, are listed for
 review with their candidates (and, when the neighbours chose the class, so marked).
+Cells mostly hidden by something lying on the sheet (a finger, a pencil, a card:
+:mod:`scanner.covered`) are listed for review as covered, whatever the model read.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scanner.covered import COVERED, covered_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
 from scanner.sheet import Review
 from scoring.layouts import SIZE, Layout, space_name
@@ -61,6 +64,7 @@ _mirror = False
 _consistency = True
 _second_look = True
 _neighbours = True
+_covered = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -114,6 +118,12 @@ def set_neighbours(on: bool) -> None:
     """Let doubtful cells lean towards their surely read neighbours (on by default)."""
     global _neighbours
     _neighbours = bool(on)
+
+
+def set_covered(on: bool) -> None:
+    """List cells hidden under a finger, pencil or card for review (on by default)."""
+    global _covered
+    _covered = bool(on)
 
 
 def set_threads(n: int) -> None:
@@ -326,19 +336,24 @@ def review_cells(
     min_prob: float = REVIEW_MIN_PROB,
     min_margin: float = REVIEW_MIN_MARGIN,
     decided: np.ndarray | None = None,
+    covered: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
-    and the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class)."""
+    the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class) and
+    those ``covered`` marks (``(121,)`` bool: hidden under something; this reason first)."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
     low = top2[:, 0] < min_prob
     close = top2[:, 0] - top2[:, 1] < min_margin
     decided = np.zeros(len(probs), bool) if decided is None else decided
-    doubtful = (low | close | decided) & (_printed_table(layout) < 0)
+    covered = np.zeros(len(probs), bool) if covered is None else covered
+    doubtful = (low | close | decided | covered) & (_printed_table(layout) < 0)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
-        if decided[i]:
+        if covered[i]:
+            reason = COVERED
+        elif decided[i]:
             reason = DECIDED_BY_NEIGHBOURS
         elif low[i]:
             reason = "low confidence"
@@ -408,6 +423,7 @@ def classify_cells(
     consistency: bool | None = None,
     second_look: bool | None = None,
     neighbours: bool | None = None,
+    covered: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -421,7 +437,9 @@ def classify_cells(
     doubtful lean towards the terrains read surely beside them (:func:`neighbour_prior`);
     the review is still decided on the cells' own reading (the neighbours never take a
     cell off it), and a cell whose class they change is listed as decided by them. A
-    sheet that :func:`looks_blank` is read as empty.
+    sheet that :func:`looks_blank` is read as empty. With ``covered``, cells hidden
+    under a finger, a pencil or a card (:func:`scanner.covered.covered_cells`) are
+    listed for review as covered, keeping their best guess and candidates.
 
     Parameters
     ----------
@@ -437,6 +455,7 @@ def classify_cells(
     second_look : read doubtful cells again mirrored; default :func:`set_second_look`'s
         value (on).
     neighbours : apply :func:`neighbour_prior`; default :func:`set_neighbours`'s value (on).
+    covered : look for covered cells; default :func:`set_covered`'s value (on).
 
     Returns
     -------
@@ -473,12 +492,14 @@ def classify_cells(
         tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
     )
     printed = _printed_table(layout)
+    look = _covered if covered is None else covered
+    hidden = covered_cells(crops, printed < 0) if look else None
     fit = raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,
         confidence=confidence,
         probabilities=probs,
         model_probabilities=raw,
-        review=review_cells(own, layout, min_prob, min_margin, decided),
+        review=review_cells(own, layout, min_prob, min_margin, decided, hidden),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

@@ -1,0 +1,246 @@
+"""Cells hidden under something lying on the sheet: a finger, a pencil, a card.
+
+The cell model has never seen a thumb or a pencil on a sheet and reads what lies under
+one as a drawing, often surely. A hidden cell shows what paper and ink never do: a
+smooth surface off the paper's colour (skin, a pencil's painted body, a card's face),
+the printed grid lines gone where it lies, and the same across its neighbours, as an
+occluder is one object crossing cells. Coloured-in cells are smooth and coloured too,
+but keep their grid lines, their drawn icon and their region's outline.
+
+:func:`covered_cells` measures these cues on each cell's crop (at half resolution) and
+weighs them with a two-stage logistic model fitted on rendered tuning photos with a
+finger, a pencil or a card painted on them and on plain ones (``benchmarks/fit_covered.py``
+writes the weights, :data:`WEIGHTS_PATH`): the first stage scores each cell on its own
+cues and its four neighbours', the second adds the first stage's scores around it (a
+pencil crossing a cell has covered cells on opposite sides). A cell scoring above
+:data:`COVERED_ABOVE` is listed for review as :data:`COVERED`.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.layouts import SIZE
+
+#: Review reason of a cell mostly hidden by something that is neither paper nor ink.
+COVERED = "covered"
+#: The fitted weights (written by benchmarks/fit_covered.py).
+WEIGHTS_PATH = Path(__file__).with_name("covered.json")
+#: A cell whose second-stage log-odds is above this (a probability of one half) is covered.
+COVERED_ABOVE = 0.0
+
+_CROP = 96  # crop side (scanner.cells.CROP_PX) ...
+_HALF = _CROP // 2  # ... read at half resolution: the cell is [8, 40) with lines at 8 and 40
+_LO, _HI = 8, 40
+_BLOCKS = 12  # 4 x 4 half-resolution blocks per crop side; the cell's are [2, 10)
+_SMOOTH = 2.5  # a block is smooth when its grey level's spread is under this many paper noises
+_OFF_CHROMA, _OFF_DARK, _OFF_LIGHT = 0.12, 0.8, 1.12  # off the paper's colour or brightness
+_SCORE_LIMIT = 20.0  # first-stage log-odds beyond this say nothing more
+
+#: The first stage's cues, in the order the weights use.
+CUES = (
+    "L_med", "L_std", "L_std_nbmax", "L_std_nbmean", "chroma_med", "dark", "fg", "fg_nbmax",
+    "fg_nbmean", "miss_hi0.2", "miss_hi0.2_nbmax", "miss_hi0.2_nbmean", "miss_hi0.4",
+    "miss_lo0.2", "miss_lo0.2_nbmax", "miss_lo0.2_nbmean", "miss_lo0.4", "smooth",
+    "smooth_chroma", "smooth_dark", "smooth_dark_nbmax", "smooth_dark_nbmean", "smooth_nbmax",
+    "smooth_nbmean", "tex_med", "tex_q25", "tex_q90", "tex_q90_nbmax", "tex_q90_nbmean",
+)  # fmt: skip
+_NEIGHBOURED = ("miss_lo0.2", "miss_hi0.2", "fg", "smooth", "smooth_dark", "L_std", "tex_q90")
+
+
+def _line_contrast(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How much darker each cell border's middle is than its sides, in 4 segments per border.
+
+    ``grey`` is (121, 48, 48) float32. Returns the contrast against the lighter side and
+    against the darker side, each (121, 16): a printed line is darker than both.
+    """
+    lighter, darker = [], []
+    for pos in (_LO, _HI):
+        across = grey[:, _LO:_HI, pos - 3 : pos + 4].reshape(-1, 4, 8, 7).mean(axis=2)
+        down = grey[:, pos - 3 : pos + 4, _LO:_HI].reshape(-1, 7, 4, 8).mean(axis=3)
+        for profile in (across, down.transpose(0, 2, 1)):
+            a, b = profile[..., 0:2].mean(-1), profile[..., 5:7].mean(-1)
+            middle = profile[..., 2:5].min(-1)
+            lighter.append(np.maximum(a, b) - middle)
+            darker.append(np.minimum(a, b) - middle)
+    return np.concatenate(lighter, 1), np.concatenate(darker, 1)
+
+
+def _lighting(brightness: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """(121,) how bright the light falls on each cell, relative to the whole grid's median.
+
+    A plane through the cells' bright blocks (their 80th percentile), fitted on the
+    free cells three times, each time leaving out those far darker than the last fit
+    (something lying on them, or a dense drawing): a shadow or a lamp's fall-off across
+    the sheet must not make one side's paper read as something dark lying on it.
+    """
+    level = np.percentile(brightness, 80, axis=1)
+    rows, cols = np.divmod(np.arange(len(level)), SIZE)
+    design = np.stack([np.ones(len(level)), rows / SIZE - 0.5, cols / SIZE - 0.5], 1)
+    use = free.copy()
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(design[use], level[use], rcond=None)
+        fitted = design @ coef
+        residual = level - fitted
+        spread = 1.4826 * np.median(np.abs(residual[use])) + 1.0
+        use = free & (residual > -2.5 * spread)
+    return np.clip(fitted / max(float(np.median(fitted)), 1.0), 0.5, 2.0)
+
+
+def _neighbours(values: np.ndarray) -> np.ndarray:
+    """(4, 121): each cell's up, down, left and right neighbour's value (0 off the grid)."""
+    m = np.pad(values.reshape(SIZE, SIZE), 1)
+    return np.stack([m[:-2, 1:-1], m[2:, 1:-1], m[1:-1, :-2], m[1:-1, 2:]]).reshape(4, -1)
+
+
+def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The first stage's cues of every cell, (121, len(CUES)) float64.
+
+    Parameters
+    ----------
+    crops : (121, 96, 96, 3) uint8 BGR crops (scanner.cells.cut_cells).
+    free : (121,) bool, cells the layout leaves free (printed ones lend their
+        neighbours nothing).
+    """
+    n = len(crops)
+    flat = np.ascontiguousarray(crops).reshape(n * _CROP, _CROP, 3)
+    half = cv2.resize(flat, (_HALF, n * _HALF), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    colour = cv2.resize(half, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
+    m1 = cv2.resize(grey, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
+    m2 = cv2.resize(grey * grey, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
+    inner = (slice(None), slice(2, _BLOCKS - 2), slice(2, _BLOCKS - 2))
+    colour = colour.reshape(n, _BLOCKS, _BLOCKS, 3)[inner].reshape(n, -1, 3).astype(np.float32)
+    m1 = m1.reshape(n, _BLOCKS, _BLOCKS)[inner].reshape(n, -1)
+    m2 = m2.reshape(n, _BLOCKS, _BLOCKS)[inner].reshape(n, -1)
+    spread = np.sqrt(np.maximum(m2 - m1 * m1, 0))
+    lighter, darker = _line_contrast(grey.reshape(n, _HALF, _HALF))
+    # The paper: bright blocks of low spread; its colour, its noise, its lines' contrast.
+    paper = (m1 >= np.percentile(m1, 60)) & (spread <= np.percentile(spread, 50))
+    paper_colour = np.median(colour[paper], axis=0)
+    noise = max(float(np.median(spread[paper])), 0.5)
+    seen = darker[darker > 0]
+    line = max(float(np.median(seen)) if seen.size else 1.0, 1.0)
+    balanced = colour / np.maximum(paper_colour * _lighting(m1, free)[:, None, None], 1.0)
+    light = balanced.mean(-1)
+    chroma = np.linalg.norm(balanced / np.maximum(light, 1e-3)[..., None] - 1, axis=-1)
+    rel = spread / noise
+    smooth = rel < _SMOOTH
+    off = (chroma > _OFF_CHROMA) | (light < _OFF_DARK) | (light > _OFF_LIGHT)
+    ranked = np.sort(rel, axis=1)
+    k = ranked.shape[1] - 1
+    cues = {
+        "L_med": np.median(light, 1),
+        "L_std": light.std(1),
+        "chroma_med": np.median(chroma, 1),
+        "dark": (light < 0.6).mean(1),
+        "fg": (smooth & off).mean(1),
+        "miss_hi0.2": (lighter / line < 0.2).mean(1),
+        "miss_hi0.4": (lighter / line < 0.4).mean(1),
+        "miss_lo0.2": (darker / line < 0.2).mean(1),
+        "miss_lo0.4": (darker / line < 0.4).mean(1),
+        "smooth": smooth.mean(1),
+        "smooth_chroma": (smooth & (chroma > _OFF_CHROMA)).mean(1),
+        "smooth_dark": (smooth & (light < _OFF_DARK)).mean(1),
+        "tex_med": np.median(rel, 1),
+        "tex_q25": _quantile(ranked, 0.25, k),
+        "tex_q90": _quantile(ranked, 0.90, k),
+    }
+    # Some printings' lines are faint or sparsely dashed everywhere: what counts is a
+    # cell missing more of them than the sheet's free cells usually do.
+    for name in ("miss_hi0.2", "miss_hi0.4", "miss_lo0.2", "miss_lo0.4"):
+        cues[name] = cues[name] - np.median(cues[name][free])
+    for name in _NEIGHBOURED:
+        around = _neighbours(np.where(free, cues[name], 0.0))
+        cues[name + "_nbmax"] = around.max(0)
+        cues[name + "_nbmean"] = around.mean(0)
+    return np.stack([cues[name] for name in CUES], 1).astype(np.float64)
+
+
+def _quantile(ranked: np.ndarray, q: float, last: int) -> np.ndarray:
+    """Per row quantile of already sorted rows (linear interpolation, as numpy's default)."""
+    pos = q * last
+    i = int(pos)
+    frac = pos - i
+    return ranked[:, i] * (1 - frac) + ranked[:, min(i + 1, last)] * frac
+
+
+def context(scores: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The second stage's inputs (121, 5): a cell's first-stage score (within +-20), the largest
+    first-stage probability among its 4 and its 8 neighbours, the largest on both sides
+    of it (up/down, left/right or either diagonal) and their mean over the 8."""
+    scores = np.clip(scores, -_SCORE_LIMIT, _SCORE_LIMIT)
+    p = np.where(free, 1 / (1 + np.exp(-scores)), 0.0).reshape(SIZE, SIZE)
+    m = np.pad(p, 1)
+    around = {
+        (dy, dx): m[1 + dy : SIZE + 1 + dy, 1 + dx : SIZE + 1 + dx]
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if dy or dx
+    }
+    through = np.max(
+        [
+            np.minimum(around[d], around[(-d[0], -d[1])])
+            for d in ((-1, 0), (0, -1), (-1, -1), (-1, 1))
+        ],
+        axis=0,
+    )
+    four = np.stack([around[d] for d in ((-1, 0), (1, 0), (0, -1), (0, 1))])
+    eight = np.stack(list(around.values()))
+    return np.stack(
+        [scores, four.max(0).ravel(), eight.max(0).ravel(), through.ravel(), eight.mean(0).ravel()],
+        1,
+    )
+
+
+def expand(x: np.ndarray) -> np.ndarray:
+    """The inputs, their squares and their pairwise products (a quadratic logistic model)."""
+    i, j = np.triu_indices(x.shape[1], 1)
+    return np.concatenate([x, x * x, x[:, i] * x[:, j]], 1)
+
+
+def logit(x: np.ndarray, stage: dict) -> np.ndarray:
+    """A fitted stage's log-odds for its (not yet expanded) inputs ``x``, each clipped to
+    the range it had in fitting (a quadratic model must not extrapolate: a view with no
+    camera noise at all made scores of 1e5)."""
+    x = np.clip(x, stage["low"], stage["high"])
+    z = (expand(x) - stage["mean"]) / stage["scale"]
+    return stage["bias"] + z @ stage["weights"]
+
+
+@lru_cache(maxsize=2)
+def load_weights(path: Path = WEIGHTS_PATH) -> tuple[dict, dict]:
+    """The two fitted stages: the inputs' fitted range (``low``, ``high``), the expanded
+    inputs' ``mean`` and ``scale``, the ``weights`` and the ``bias``."""
+    raw = json.loads(Path(path).read_text())
+    if tuple(raw["cues"]) != CUES:
+        raise ValueError(f"{path} was fitted on other cues")
+    return tuple(
+        {k: np.asarray(v, np.float64) if k != "bias" else float(v) for k, v in raw[s].items()}
+        for s in ("first", "second")
+    )
+
+
+def covered_scores(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """(121,) log-odds that each cell is mostly hidden by something lying on the sheet."""
+    first, second = load_weights()
+    scores = logit(cell_cues(crops, free), first)
+    return logit(context(scores, free), second)
+
+
+def covered_cells(crops: np.ndarray, free: np.ndarray, above: float = COVERED_ABOVE) -> np.ndarray:
+    """(121,) bool: the free cells mostly hidden by a finger, a pencil, a card ...
+
+    Parameters
+    ----------
+    crops : (121, 96, 96, 3) uint8 BGR crops (scanner.cells.cut_cells), row-major.
+    free : (121,) bool, the cells the layout leaves free; printed ones are never covered.
+    above : score threshold (:data:`COVERED_ABOVE`).
+    """
+    free = np.asarray(free, bool)
+    return (covered_scores(crops, free) > above) & free
