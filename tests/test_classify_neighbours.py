@@ -119,7 +119,7 @@ def test_classify_cells_applies_the_prior_and_flags_what_it_decided(monkeypatch,
     monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
     monkeypatch.setattr(classify, "_Reader", _FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)
-    reading = classify_cells(crops, SIDE_A, neighbours=neighbours)
+    reading = classify_cells(crops, SIDE_A, neighbours=neighbours, covered=False)
     r, c = parse_space("H9")
     reasons = {x.space: x.reason for x in reading.review}
     if neighbours:
@@ -140,7 +140,7 @@ def test_neighbours_never_take_a_doubtful_cell_off_the_review(monkeypatch):
     assert neighbour_prior(probs, SIDE_A)[_index("H9")].max() > classify.REVIEW_MIN_PROB
     monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
     monkeypatch.setattr(classify, "_Reader", _FixedReader)
-    reading = classify_cells(np.zeros((121, 96, 96, 3), np.uint8), SIDE_A)
+    reading = classify_cells(np.zeros((121, 96, 96, 3), np.uint8), SIDE_A, covered=False)
     reviews = {x.space: x for x in reading.review}
     assert reviews["H9"].reason == "low confidence"
     assert reviews["H9"].candidates == {"W": 0.97, "T": 0.03}
