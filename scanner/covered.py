@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.normalize import INPUT_PX, shrink
 from scoring.layouts import SIZE
 
 #: Review reason of a cell mostly hidden by something that is neither paper nor ink.
@@ -34,8 +35,8 @@ WEIGHTS_PATH = Path(__file__).with_name("covered.json")
 #: A cell whose second-stage log-odds is above this (a probability of one half) is covered.
 COVERED_ABOVE = 0.0
 
-_CROP = 96  # crop side (scanner.cells.CROP_PX) ...
-_HALF = _CROP // 2  # ... read at half resolution: the cell is [8, 40) with lines at 8 and 40
+_HALF = INPUT_PX  # crops read at half resolution (the model's own shrink): the cell is
+# [8, 40), with its lines at 8 and 40
 _LO, _HI = 8, 40
 _BLOCKS = 12  # 4 x 4 half-resolution blocks per crop side; the cell's are [2, 10)
 _SMOOTH = 2.5  # a block is smooth when its grey level's spread is under this many paper noises
@@ -108,8 +109,7 @@ def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
         neighbours nothing).
     """
     n = len(crops)
-    flat = np.ascontiguousarray(crops).reshape(n * _CROP, _CROP, 3)
-    half = cv2.resize(flat, (_HALF, n * _HALF), interpolation=cv2.INTER_AREA)
+    half = shrink(crops).reshape(n * _HALF, _HALF, 3)
     grey = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32)
     colour = cv2.resize(half, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
     m1 = cv2.resize(grey, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
