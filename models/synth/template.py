@@ -488,10 +488,15 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
         return (q - 0.5) * look.scale + 0.5 + np.array(look.shift) + (c, r)
 
     paper = np.array([225, 232, 238], float)
-    if look.strength < 1:  # paler ink: mix the accent colour towards the paper
-        color = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.strength)
+
+    def toward_paper(ink, share: float) -> tuple[int, ...]:
+        """``ink`` kept at ``share`` (1 = as is), the rest of the way mixed to paper."""
+        return tuple(int(v) for v in paper + (np.array(ink, float) - paper) * share)
+
+    if look.strength < 1:  # paler ink
+        color = toward_paper(color, look.strength)
     if look.design == 4:
-        pale = tuple(int(v) for v in paper + (np.array(color, float) - paper) * look.fill)
+        pale = toward_paper(color, look.fill)
         for body in _FLUTED_BODIES:
             cv.fill(img, place(body), pale)
         color = tuple(int(v * look.shade) for v in color)
