@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from scanner.covered import COVERED, covered_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
 from scanner.sheet import Review
 from scoring.layouts import SIZE, Layout, space_name
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: The committed model the scanner runs: the 8-bit copy of the trained ``models/cells.onnx``
 #: (:mod:`models.quantize`; the same readings at about half the model time).
@@ -424,6 +428,7 @@ def classify_cells(
     second_look: bool | None = None,
     neighbours: bool | None = None,
     covered: bool | None = None,
+    hidden: Future | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -456,6 +461,8 @@ def classify_cells(
         value (on).
     neighbours : apply :func:`neighbour_prior`; default :func:`set_neighbours`'s value (on).
     covered : look for covered cells; default :func:`set_covered`'s value (on).
+    hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
+        own thread while this one reads the model: taken instead of looking here.
 
     Returns
     -------
@@ -493,7 +500,10 @@ def classify_cells(
     )
     printed = _printed_table(layout)
     look = _covered if covered is None else covered
-    hidden = covered_cells(crops, printed < 0) if look else None
+    if not look:
+        hidden = None
+    else:
+        hidden = hidden.result() if hidden is not None else covered_cells(crops, printed < 0)
     fit = raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,

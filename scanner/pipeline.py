@@ -6,20 +6,23 @@ photo is decoded at a reduced scale; when the sheet turns out small in it (or is
 not found), it is decoded twice as large and fitted again.
 
 With :func:`set_overlap` on (``cartoscore score`` and ``read`` in one process), the
-cells are classified in a second thread while the coin track is read: both mostly
-run in native code that releases the GIL. Batch workers keep to one thread.
+orientation is decided in a second thread while the lattice is measured, and the
+model reads the cells there while this thread reads the coin track and then looks
+for covered cells. Batch workers keep to one thread.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from scanner import geometry as g
+from scanner.cells import cut_cells
 from scanner.coins import CoinReading, read_coin_track
 from scanner.detect import (
     GOOD_ENOUGH,
@@ -200,9 +203,20 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
-    cells = _background(_read_cells, view, orientation.side) if _overlap else None
-    visible = coins_in_photo(h_work, image.shape)
-    coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
+    cells = hidden = None
+    if _overlap:
+        # The model reads the cells in the second thread while this one reads the
+        # coins and then looks for covered cells (as long as the coins: in the
+        # second thread they made its tail twice as long as this one's).
+        crops = cut_cells(view)
+        hidden = Future()
+        cells = _background(_read_cells, crops, orientation.side, hidden)
+    try:
+        visible = coins_in_photo(h_work, image.shape)
+        coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
+    finally:
+        if hidden is not None:
+            _settle_covered(hidden, crops, orientation.side)
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
@@ -223,6 +237,29 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work),
         cells=cells,
     )
+
+
+def _settle_covered(hidden: Future, crops: np.ndarray, side: str) -> None:
+    """Find the covered cells that the second thread's reading waits for, and always
+    settle ``hidden`` (with the error, if any): else that thread would wait for ever."""
+    try:
+        from scanner.covered import covered_cells
+
+        hidden.set_result(covered_cells(crops, _free_cells(side)))
+    except BaseException as e:
+        hidden.set_exception(e)
+        raise
+
+
+@lru_cache(maxsize=2)
+def _free_cells(side: str) -> np.ndarray:
+    """(121,) bool: the cells the side's layout leaves free (nothing printed)."""
+    from scoring.layouts import LAYOUTS, SIZE
+
+    layout = LAYOUTS[side]
+    free = np.array([layout.printed(divmod(i, SIZE)) is None for i in range(SIZE * SIZE)])
+    free.flags.writeable = False
+    return free
 
 
 def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orientation:
@@ -289,13 +326,13 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     return sheet_from_scan(scan)
 
 
-def _read_cells(view: np.ndarray, side: str):
-    """The classifier's reading of a canonical view's 121 cells."""
-    from scanner.cells import cut_cells
+def _read_cells(crops: np.ndarray, side: str, hidden: Future | None = None):
+    """The classifier's reading of a canonical view's 121 cell crops (``hidden``: its
+    covered cells, being found by another thread)."""
     from scanner.classify import classify_cells
     from scoring.layouts import LAYOUTS
 
-    return classify_cells(cut_cells(view), LAYOUTS[side])
+    return classify_cells(crops, LAYOUTS[side], hidden=hidden)
 
 
 def sheet_from_scan(scan: Scan) -> Sheet:
@@ -307,7 +344,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
     layout = LAYOUTS[scan.side]
     try:
         reading = (
-            scan.cells.result() if scan.cells is not None else _read_cells(scan.view, scan.side)
+            scan.cells.result()
+            if scan.cells is not None
+            else _read_cells(cut_cells(scan.view), scan.side)
         )
     except ImportError as e:  # pragma: no cover - depends on the install
         raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e

@@ -1,0 +1,62 @@
+"""With the second thread on, the covered-cell check runs in the calling thread while the
+model reads the cells in the other: the same sheet, review list included, as read in one
+thread; and an error while the coins are read never leaves the other thread waiting."""
+
+import pytest
+
+from benchmarks.occlude import occlude
+from models.synth import make_photo
+from scanner import pipeline
+from scanner.classify import COVERED
+from scanner.load import load_photo
+
+
+@pytest.fixture
+def overlap():
+    pipeline.set_overlap(True)
+    try:
+        yield
+    finally:
+        pipeline.set_overlap(False)
+
+
+def _occluded_photo(seed: int, kind: str):
+    image, truth = make_photo(seed, "normal")
+    painted, _covered, _drawn = occlude(image, truth["lattice"], kind, seed)
+    return painted
+
+
+@pytest.mark.parametrize("seed, kind", [(4_000_103, "finger"), (4_000_104, "card")])
+def test_covered_cells_found_beside_the_model_give_the_same_sheet(overlap, seed, kind):
+    photo = load_photo(_occluded_photo(seed, kind))
+    scan = pipeline.scan_image(photo)
+    assert scan.cells is not None
+    together = pipeline.sheet_from_scan(scan)
+    pipeline.set_overlap(False)
+    alone = pipeline.sheet_from_scan(pipeline.scan_image(photo))
+    assert any(item.reason == COVERED for item in alone.review)  # the check has work
+    assert together == alone
+
+
+def test_an_error_while_reading_coins_leaves_no_thread_waiting(overlap, monkeypatch):
+    photo = load_photo(make_photo(4_000_101, "normal")[0])
+    expected = pipeline.sheet_from_scan(pipeline.scan_image(photo))
+    started = []
+    background = pipeline._background
+
+    def spy(fn, *args):
+        started.append(future := background(fn, *args))
+        return future
+
+    def broken(*args):
+        raise RuntimeError("coin reader failed")
+
+    monkeypatch.setattr(pipeline, "_background", spy)
+    monkeypatch.setattr(pipeline, "read_coin_track", broken)
+    with pytest.raises(RuntimeError, match="coin reader failed"):
+        pipeline.scan_image(photo)
+    cells = started[-1]
+    assert cells.result(timeout=30) is not None  # settled: its covered cells were given
+    monkeypatch.undo()
+    pipeline.set_overlap(True)
+    assert pipeline.sheet_from_scan(pipeline.scan_image(photo)) == expected
