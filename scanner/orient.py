@@ -105,10 +105,15 @@ def label_score(canvas: np.ndarray) -> float:
     return float(np.mean(scores))
 
 
-def band_saturation(saturation: np.ndarray) -> float:
-    """Mean colour saturation (0..255) where the coin band is below an upright grid."""
+def band_saturation(canvas: np.ndarray) -> float:
+    """Mean colour saturation (0..255) where the coin band is below an upright grid.
+
+    ``canvas`` is a BGR feature canvas (or a turned view of one): only the band's
+    pixels are converted (HSV is per pixel, and the mean of uint8 values exact).
+    """
     x0, y0, x1, y1 = ((v + _MARGIN) * _PX for v in g.COIN_BAND)
-    return float(saturation[int(y0) : int(y1), int(x0) : int(x1)].mean())
+    band = np.ascontiguousarray(canvas[int(y0) : int(y1), int(x0) : int(x1)])
+    return float(cv2.cvtColor(band, cv2.COLOR_BGR2HSV)[..., 1].mean())
 
 
 def line_warmth(canvas: np.ndarray) -> float:
@@ -133,8 +138,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     ink = ink_image(canvas)
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth = line_warmth(canvas)
-    saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1]
-    band = [band_saturation(np.rot90(saturation, k)) for k in range(4)]
+    band = [band_saturation(np.rot90(canvas, k)) for k in range(4)]
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
         if side != "auto" and name != side:
