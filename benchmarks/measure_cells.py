@@ -83,7 +83,7 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
 
 
 #: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
-STEPS = ("consistency", "second-look", "neighbours")
+STEPS = ("consistency", "second-look", "neighbours", "lookalikes")
 
 
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
@@ -131,6 +131,7 @@ def use_model(spec: str | None) -> None:
     classify.set_consistency("consistency" not in out)
     classify.set_second_look("second-look" not in out)
     classify.set_neighbours("neighbours" not in out)
+    classify.set_lookalikes("lookalikes" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS

@@ -6,11 +6,13 @@ as such whatever the model says, and a cell without them can never be ``^`` or `
 One player draws one sheet, so their forests look alike: :func:`sheet_consistency`
 re-scores the doubtful cells by how much the model's own features resemble the cells
 read confidently on the same sheet. Cells still doubtful after that get a second look:
-the model reads them again mirrored, and the two readings are averaged. A player draws
-shapes of several spaces in one terrain, so a cell still doubtful then leans towards the
-terrain of the sides it shares with surely read cells (:func:`neighbour_prior`). Cells
-whose own top probability is low, or whose top two classes are close, are listed for
-review with their candidates (and, when the neighbours chose the class, so marked).
+the model reads them again mirrored, and the two readings are averaged. A cell still
+doubtful then leans towards the readings of the few cells on the sheet that look most
+like it (:func:`lookalike_vote`). A player draws shapes of several spaces in one terrain,
+so it also leans towards the terrain of the sides it shares with surely read cells
+(:func:`neighbour_prior`). Cells whose own top probability is low, or whose top two
+classes are close, are listed for review with their candidates (and, when the
+look-alikes or the neighbours chose the class, so marked).
 Cells mostly hidden by something lying on the sheet (a finger, a pencil, a card:
 :mod:`scanner.covered`) are listed for review as covered, whatever the model read.
 """
@@ -61,6 +63,16 @@ NEIGHBOUR_SURE = 0.9
 NEIGHBOUR_MAX_SIDES = 2
 #: Review reason of a cell whose class the neighbour prior changed.
 DECIDED_BY_NEIGHBOURS = "decided by neighbours"
+#: Look-alike vote: a cell read with less than this ...
+LOOKALIKE_BELOW = 0.99
+#: ... takes the mean log-probabilities of its this many closest look-alikes ...
+LOOKALIKE_K = 4
+#: ... (those whose features' cosine similarity to its own is at least this) ...
+LOOKALIKE_MIN_SIM = 0.8
+#: ... times this, added to its own.
+LOOKALIKE_WEIGHT = 3.0
+#: Review reason of a cell whose class its look-alikes changed.
+DECIDED_BY_LOOKALIKES = "decided by look-alikes"
 
 _PRINTED = "^#"
 _threads = 1
@@ -69,6 +81,7 @@ _consistency = True
 _second_look = True
 _neighbours = True
 _covered = True
+_lookalikes = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -122,6 +135,12 @@ def set_neighbours(on: bool) -> None:
     """Let doubtful cells lean towards their surely read neighbours (on by default)."""
     global _neighbours
     _neighbours = bool(on)
+
+
+def set_lookalikes(on: bool) -> None:
+    """Switch the look-alike vote on or off for later calls."""
+    global _lookalikes
+    _lookalikes = on
 
 
 def set_covered(on: bool) -> None:
@@ -312,6 +331,48 @@ def neighbour_prior(
     return out
 
 
+def lookalike_vote(
+    probs: np.ndarray,
+    features: np.ndarray,
+    layout: Layout,
+    k: int = LOOKALIKE_K,
+    min_sim: float = LOOKALIKE_MIN_SIM,
+    weight: float = LOOKALIKE_WEIGHT,
+    below: float = LOOKALIKE_BELOW,
+) -> np.ndarray:
+    """Lean each doubtful cell towards the readings of the cells that look most like it.
+
+    One player draws each terrain one way, so a cell's closest look-alikes on the same
+    sheet (the ``k`` unprinted cells, ruins spaces excepted, whose features have the
+    highest cosine similarity to its own, if at least ``min_sim``) are mostly of its
+    terrain. Unlike :func:`sheet_consistency`, which compares a cell with each class's
+    mean, this needs no surely read cells: a design the model reads a little wrong on
+    most cells is decided by the majority of its own cells. A cell under ``below``
+    gets ``log p + weight * mean(log p_j)`` over its look-alikes ``j`` (probabilities
+    floored at 1e-6), renormalised. Surely read and printed cells are not changed.
+    """
+    free = (_printed_table(layout) < 0) & ~_ruins_mask(layout)
+    doubtful = np.flatnonzero(free & (probs.max(axis=1) < below))
+    pool = np.flatnonzero(free)
+    if not doubtful.size or pool.size < 2:
+        return probs
+    unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+    sims = unit[doubtful] @ unit[pool].T
+    sims[pool[None, :] == doubtful[:, None]] = -np.inf  # not its own look-alike
+    k = min(k, pool.size - 1)
+    near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    use = np.take_along_axis(sims, near, axis=1) >= min_sim
+    logp = np.log(np.maximum(probs, 1e-6))
+    votes = (logp[pool[near]] * use[..., None]).sum(axis=1) / np.maximum(use.sum(axis=1), 1)[
+        :, None
+    ]
+    has = use.any(axis=1)
+    rows = doubtful[has]
+    out = probs.copy()
+    out[rows] = _softmax(logp[rows] + weight * votes[has])
+    return out
+
+
 @lru_cache(maxsize=16)
 def _ruins_mask(layout: Layout) -> np.ndarray:
     """(121,) True on the layout's ruins spaces."""
@@ -341,10 +402,12 @@ def review_cells(
     min_margin: float = REVIEW_MIN_MARGIN,
     decided: np.ndarray | None = None,
     covered: np.ndarray | None = None,
+    lookalike: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
-    the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class) and
-    those ``covered`` marks (``(121,)`` bool: hidden under something; this reason first)."""
+    the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
+    those ``lookalike`` marks (``(121,)`` bool: their look-alikes chose it) and those
+    ``covered`` marks (``(121,)`` bool: hidden under something; this reason first)."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
@@ -352,13 +415,16 @@ def review_cells(
     close = top2[:, 0] - top2[:, 1] < min_margin
     decided = np.zeros(len(probs), bool) if decided is None else decided
     covered = np.zeros(len(probs), bool) if covered is None else covered
-    doubtful = (low | close | decided | covered) & (_printed_table(layout) < 0)
+    lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
+    doubtful = (low | close | decided | lookalike | covered) & (_printed_table(layout) < 0)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
         if covered[i]:
             reason = COVERED
         elif decided[i]:
             reason = DECIDED_BY_NEIGHBOURS
+        elif lookalike[i]:
+            reason = DECIDED_BY_LOOKALIKES
         elif low[i]:
             reason = "low confidence"
         else:
@@ -428,6 +494,7 @@ def classify_cells(
     second_look: bool | None = None,
     neighbours: bool | None = None,
     covered: bool | None = None,
+    lookalikes: bool | None = None,
     hidden: Future | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
@@ -438,10 +505,12 @@ def classify_cells(
     below :data:`SECOND_LOOK_BELOW` are read again mirrored left-right (the model was
     trained on both), their two readings (probabilities and features) averaged, and
     the prior and consistency step redone: a sixth fewer misread cells on tuning
-    photos for about a tenth of a sheet's model time. With ``neighbours``, cells still
-    doubtful lean towards the terrains read surely beside them (:func:`neighbour_prior`);
-    the review is still decided on the cells' own reading (the neighbours never take a
-    cell off it), and a cell whose class they change is listed as decided by them. A
+    photos for about a tenth of a sheet's model time. With ``lookalikes``, cells still
+    doubtful lean towards the readings of the cells that look most like them
+    (:func:`lookalike_vote`); then, with ``neighbours``, towards the terrains read surely
+    beside them (:func:`neighbour_prior`). The review is still decided on the cells'
+    own reading (neither step takes a cell off it), and a cell whose class a step
+    changed is listed as decided by it (by the neighbours if both did). A
     sheet that :func:`looks_blank` is read as empty. With ``covered``, cells hidden
     under a finger, a pencil or a card (:func:`scanner.covered.covered_cells`) are
     listed for review as covered, keeping their best guess and candidates.
@@ -460,6 +529,7 @@ def classify_cells(
     second_look : read doubtful cells again mirrored; default :func:`set_second_look`'s
         value (on).
     neighbours : apply :func:`neighbour_prior`; default :func:`set_neighbours`'s value (on).
+    lookalikes : apply :func:`lookalike_vote`; default :func:`set_lookalikes`'s value (on).
     covered : look for covered cells; default :func:`set_covered`'s value (on).
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
@@ -483,15 +553,18 @@ def classify_cells(
                 features = features.copy()
                 features[doubtful] = (features[doubtful] + again_features) / 2
             probs = _posterior(raw, features, layout, consistency)
-    # The review follows the cells' own reading: the neighbours may choose a doubtful
-    # cell's class, but they never take it off the review list.
-    own, decided = probs, None
+    # The review follows the cells' own reading: the look-alikes and the neighbours may
+    # choose a doubtful cell's class, but they never take it off the review list.
+    own = voted = probs
+    if features is not None and (_lookalikes if lookalikes is None else lookalikes):
+        voted = probs = lookalike_vote(own, features, layout)
     if _neighbours if neighbours is None else neighbours:
-        probs = neighbour_prior(own, layout)
-        decided = probs.argmax(axis=1) != own.argmax(axis=1)
+        probs = neighbour_prior(voted, layout)
+    decided = probs.argmax(axis=1) != voted.argmax(axis=1)
+    lookalike = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided
     if looks_blank(probs, layout):
         own = probs = _all_empty(probs, layout)
-        decided = None
+        decided = lookalike = None
     choice = probs.argmax(axis=1)
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
     conf = probs[np.arange(SIZE * SIZE), choice]
@@ -510,6 +583,6 @@ def classify_cells(
         confidence=confidence,
         probabilities=probs,
         model_probabilities=raw,
-        review=review_cells(own, layout, min_prob, min_margin, decided, hidden),
+        review=review_cells(own, layout, min_prob, min_margin, decided, hidden, lookalike),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

@@ -208,7 +208,9 @@ def test_second_look_averages_the_mirrored_reading_of_doubtful_cells_only():
     mirrored readings; the others keep the plain one."""
     crops, truth = _rendered(SEEDS[1], "hard")
     layout = LAYOUTS[truth["side"]]
-    first = classify.classify_cells(crops, layout, second_look=False, neighbours=False)
+    first = classify.classify_cells(
+        crops, layout, second_look=False, neighbours=False, lookalikes=False
+    )
     doubtful = first.probabilities.max(axis=1) < classify.SECOND_LOOK_BELOW
     assert 0 < doubtful.sum() < SIZE * SIZE // 2
     plain = classify.predict_probabilities(crops, layout, mirror=False)
