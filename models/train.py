@@ -385,8 +385,9 @@ def train(
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
     Validates ``evals`` times, evenly spaced, and returns the model with the best
-    validation cell accuracy (ties: the later one). ``init`` (a saved ``.pt``) or
-    ``init_state`` (a state dict) starts from those weights instead of from scratch.
+    validation cell accuracy (ties: the later one). ``init`` (a saved ``.pt``, or an
+    ONNX export of the same net: :mod:`models.from_onnx`) or ``init_state`` (a state
+    dict) starts from those weights instead of from scratch.
     ``mix_share`` of each batch are blends of two cells with blended targets (mixup), so
     the model learns to say "unsure" on crops that look like two things (what the review
     flags rely on). ``extra`` and ``shadow`` are :func:`augment`'s; ``pool`` and
@@ -404,7 +405,13 @@ def train(
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     model = CellNet(layers or LAYERS, pool=pool or POOL)
-    if init is not None:
+    if init is not None and Path(init).suffix == ".onnx":
+        from models.from_onnx import state_from_onnx
+
+        pick = np.sort(rng.choice(len(data.labels), min(4096, len(data.labels)), replace=False))
+        state = state_from_onnx(init, layers or LAYERS, model.pool, data.images[pick])
+        model.load_state_dict(state)
+    elif init is not None:
         model.load_state_dict(torch.load(init, weights_only=True))
     if init_state is not None:
         model.load_state_dict(init_state)
@@ -591,7 +598,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--init", type=Path, help="start phase 1 from these torch weights (.pt)")
+    ap.add_argument(
+        "--init", type=Path, help="start phase 1 from these weights (.pt, or an .onnx export)"
+    )
     ap.add_argument("--mix-share", type=float, default=0.15, help="share of blended cells")
     ap.add_argument(
         "--augment-extra", type=float, default=0.0, help="turn/scale, faint ink, stroke width, JPEG"
