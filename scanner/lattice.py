@@ -160,8 +160,9 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
         m.homography, m.nodes, m.measured, m.inliers, cell_size_px(m.homography)
     )
     responses = _line_canvas(pyramid, m.homography)  # both passes look at the same canvas
+    bent = _smooth_bend(m.homography, points) > BENT_PAPER
     for _ in range(2):
-        points = refine_locally(pyramid, m.homography, points, responses)
+        points = refine_locally(pyramid, m.homography, points, responses, follow=bent)
     if _smooth_bend(m.homography, points) < FLAT_PAPER:
         points = model_lattice(m.homography)  # flat paper: local measurements add only noise
     else:
@@ -170,6 +171,7 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
 
 
 LOCAL_SLACK = 0.04  # cells: how far a node may leave the paper's smooth bend
+BENT_PAPER = 0.12  # cells of smooth bend from which unmeasured nodes follow their neighbours
 
 
 def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
@@ -517,6 +519,7 @@ def refine_locally(
     h: np.ndarray,
     lattice: np.ndarray,
     responses: tuple[np.ndarray, np.ndarray] | None = None,
+    follow: bool = False,
 ) -> np.ndarray:
     """Move each intersection onto the lines measured right beside it (curled corners).
 
@@ -528,7 +531,14 @@ def refine_locally(
     inside the grid passes for it; the grid's edge is the inner line's inside edge.
     A node takes the mean of its two adjacent pieces per direction (a line's ends
     continue its last two); nodes unlike their neighbours, or not measured, keep
-    their place. ``responses``: :func:`_line_canvas` of ``h`` when already made.
+    their place, or (``follow``: bent paper) move as their measured neighbours do.
+    ``responses``: :func:`_line_canvas` of ``h`` when already made.
+
+    On bent paper the nodes left unmeasured are mostly where the paper bends most (a
+    lifted corner, its lines faint, in shadow or beyond the narrow window): kept in
+    place, they hold the lattice back there while the nodes beside them move, and
+    the smooth surface of :func:`_limit_local` is then fitted to both. Following
+    their neighbours, the next pass looks for their lines nearer where they are.
     """
     px, margin = LINE_PX, LINE_MARGIN
     vertical, horizontal = _line_canvas(pyramid, h) if responses is None else responses
@@ -604,7 +614,7 @@ def refine_locally(
     shift = measured - cells
     shift[~ok] = np.nan
     shift = _reject_unlike_neighbours(shift, 0.08, blend=False, ring_apart=True)
-    shift = np.nan_to_num(shift)
+    shift = _fill_nan(shift) if follow else np.nan_to_num(shift)
     moved = cells + shift
     return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
 

@@ -75,3 +75,12 @@ def test_a_dark_heavily_drawn_sheet_is_found(tmp_path):
     line was looked for as a peak of its profile."""
     problem = _read_right(tmp_path, "hard", 7002)
     assert problem is None, problem
+
+
+def test_a_strongly_bent_sheet_is_followed_where_its_lines_are_not_measured(tmp_path):
+    """Render 304012 (hard, a tuning photo): a small sheet bent by about a tenth of a
+    cell beyond what a cubic surface follows. Its unmeasured nodes kept their place
+    while the measured ones beside them moved, and the lattice was 0.20 cells off
+    until, on paper this bent, they follow their measured neighbours (0.08)."""
+    problem = _read_right(tmp_path, "hard", 304_012)
+    assert problem is None, problem
