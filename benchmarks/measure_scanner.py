@@ -35,7 +35,8 @@ With ``--cells`` it also counts the cells the review says are covered (scanner/c
 where nothing lies (by style; on plain photos all of them are false), and the covered
 misread cells that would go unflagged without that reason (the model is run again).
 Session 17 fitted the covered-cell detector on the tuning seeds above
-(benchmarks/fit_covered.py) and measured it once on 158000+: use 162000+ next.
+(benchmarks/fit_covered.py) and measured it once on 158000+. Session 18 measured on
+162000+ (plain and occluded) and 164000+ (hard), tuned on 300000-304099: use 166000+ next.
 """
 
 from __future__ import annotations

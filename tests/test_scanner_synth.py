@@ -81,6 +81,6 @@ def test_a_strongly_bent_sheet_is_followed_where_its_lines_are_not_measured(tmp_
     """Render 304012 (hard, a tuning photo): a small sheet bent by about a tenth of a
     cell beyond what a cubic surface follows. Its unmeasured nodes kept their place
     while the measured ones beside them moved, and the lattice was 0.20 cells off
-    until, on paper this bent, they follow their measured neighbours (0.08)."""
+    until, on paper this bent, they follow their measured neighbours (now 0.075 off)."""
     problem = _read_right(tmp_path, "hard", 304_012)
     assert problem is None, problem
