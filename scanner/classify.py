@@ -243,6 +243,11 @@ def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
     return out
 
 
+def _unit_rows(features: np.ndarray) -> np.ndarray:
+    """Each cell's feature vector scaled to length 1 (cosine similarity by dot product)."""
+    return features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+
+
 def sheet_consistency(
     probs: np.ndarray,
     features: np.ndarray,
@@ -269,7 +274,7 @@ def sheet_consistency(
     features : (121, F) the model's pooled features (:data:`FEATURES_OUTPUT`).
     layout : the printed side.
     """
-    unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+    unit = _unit_rows(features)
     top = probs.argmax(axis=1)
     sure = (probs.max(axis=1) >= min_prob) & (_printed_table(layout) < 0) & ~_ruins_mask(layout)
     sims = np.zeros_like(probs)
@@ -356,7 +361,7 @@ def lookalike_vote(
     pool = np.flatnonzero(free)
     if not doubtful.size or pool.size < 2:
         return probs
-    unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+    unit = _unit_rows(features)
     sims = unit[doubtful] @ unit[pool].T
     sims[pool[None, :] == doubtful[:, None]] = -np.inf  # not its own look-alike
     k = min(k, pool.size - 1)
