@@ -140,7 +140,7 @@ def set_neighbours(on: bool) -> None:
 def set_lookalikes(on: bool) -> None:
     """Switch the look-alike vote on or off for later calls."""
     global _lookalikes
-    _lookalikes = on
+    _lookalikes = bool(on)
 
 
 def set_covered(on: bool) -> None:
@@ -276,7 +276,7 @@ def sheet_consistency(
     """
     unit = _unit_rows(features)
     top = probs.argmax(axis=1)
-    sure = (probs.max(axis=1) >= min_prob) & (_printed_table(layout) < 0) & ~_ruins_mask(layout)
+    sure = (probs.max(axis=1) >= min_prob) & free_cells(layout) & ~_ruins_mask(layout)
     sims = np.zeros_like(probs)
     have = np.zeros(probs.shape[1], bool)
     for k in range(probs.shape[1]):
@@ -356,7 +356,7 @@ def lookalike_vote(
     gets ``log p + weight * mean(log p_j)`` over its look-alikes ``j`` (probabilities
     floored at 1e-6), renormalised. Surely read and printed cells are not changed.
     """
-    free = (_printed_table(layout) < 0) & ~_ruins_mask(layout)
+    free = free_cells(layout) & ~_ruins_mask(layout)
     doubtful = np.flatnonzero(free & (probs.max(axis=1) < below))
     pool = np.flatnonzero(free)
     if not doubtful.size or pool.size < 2:
@@ -368,9 +368,8 @@ def lookalike_vote(
     near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
     use = np.take_along_axis(sims, near, axis=1) >= min_sim
     logp = np.log(np.maximum(probs, 1e-6))
-    votes = (logp[pool[near]] * use[..., None]).sum(axis=1) / np.maximum(use.sum(axis=1), 1)[
-        :, None
-    ]
+    count = np.maximum(use.sum(axis=1, keepdims=True), 1)
+    votes = (logp[pool[near]] * use[..., None]).sum(axis=1) / count
     has = use.any(axis=1)
     rows = doubtful[has]
     out = probs.copy()
@@ -400,6 +399,14 @@ def _printed_table(layout: Layout) -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=16)
+def free_cells(layout: Layout) -> np.ndarray:
+    """(121,) bool, read-only: the cells the layout leaves free (no printed terrain)."""
+    free = _printed_table(layout) < 0
+    free.flags.writeable = False
+    return free
+
+
 def review_cells(
     probs: np.ndarray,
     layout: Layout,
@@ -421,7 +428,7 @@ def review_cells(
     decided = np.zeros(len(probs), bool) if decided is None else decided
     covered = np.zeros(len(probs), bool) if covered is None else covered
     lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
-    doubtful = (low | close | decided | lookalike | covered) & (_printed_table(layout) < 0)
+    doubtful = (low | close | decided | lookalike | covered) & free_cells(layout)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
         if covered[i]:
@@ -459,7 +466,7 @@ def looks_blank(probs: np.ndarray, layout: Layout) -> bool:
     0.9). A sheet after even one season shows 18 or more drawn cells, nearly all
     read above 0.99.
     """
-    free = _printed_table(layout) < 0
+    free = free_cells(layout)
     choice = probs.argmax(axis=1)
     drawn = free & (choice != CLASSES.index("."))
     return bool(
@@ -471,7 +478,7 @@ def looks_blank(probs: np.ndarray, layout: Layout) -> bool:
 def _all_empty(probs: np.ndarray, layout: Layout) -> np.ndarray:
     """Every cell the layout leaves free read as empty, surely."""
     out = probs.copy()
-    free = _printed_table(layout) < 0
+    free = free_cells(layout)
     out[free] = 0.0
     out[free, CLASSES.index(".")] = 1.0
     return out
@@ -581,7 +588,7 @@ def classify_cells(
     if not look:
         hidden = None
     else:
-        hidden = hidden.result() if hidden is not None else covered_cells(crops, printed < 0)
+        hidden = hidden.result() if hidden is not None else covered_cells(crops, free_cells(layout))
     fit = raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -243,23 +242,14 @@ def _settle_covered(hidden: Future, crops: np.ndarray, side: str) -> None:
     """Find the covered cells that the second thread's reading waits for, and always
     settle ``hidden`` (with the error, if any): else that thread would wait for ever."""
     try:
+        from scanner.classify import free_cells
         from scanner.covered import covered_cells
+        from scoring.layouts import LAYOUTS
 
-        hidden.set_result(covered_cells(crops, _free_cells(side)))
+        hidden.set_result(covered_cells(crops, free_cells(LAYOUTS[side])))
     except BaseException as e:
         hidden.set_exception(e)
         raise
-
-
-@lru_cache(maxsize=2)
-def _free_cells(side: str) -> np.ndarray:
-    """(121,) bool: the cells the side's layout leaves free (nothing printed)."""
-    from scoring.layouts import LAYOUTS, SIZE
-
-    layout = LAYOUTS[side]
-    free = np.array([layout.printed(divmod(i, SIZE)) is None for i in range(SIZE * SIZE)])
-    free.flags.writeable = False
-    return free
 
 
 def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orientation:
