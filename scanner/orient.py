@@ -1,14 +1,18 @@
 """Which side of the sheet (A or B) and which way up.
 
-Four printed cues, asymmetric enough together:
+Printed cues, asymmetric enough together:
 
 * the five dark mountain cells (side A's are symmetric under a half turn,
   side B's are not, and the two sides share none);
 * the coin track, a row of 14 coins spaced 0.713 cells, found only below the
-  grid of an upright sheet, on side A a gold band -- with the labels this
-  settles side A's half-turn ambiguity;
+  grid of an upright sheet, in whichever channel parts the coins from their band
+  (brightness, ink, hue) -- with the labels this settles side A's half-turn
+  ambiguity;
 * the row letters left of the grid and column numbers below it, one per cell;
-* the colour of the dashed interior lines (orange on A, grey on B).
+* the print's colour, orange or gold on side A and grey on side B: the dashed
+  interior lines (against paper-coloured cells only: coloured-in cells say
+  nothing of it), the coin band (against the paper above the grid) and the
+  compass rose (its ink against the paper around it).
 
 Each of the 8 hypotheses (side x quarter turn) gets a score; the best wins and
 the margins to the runners-up give the confidences.
@@ -29,6 +33,14 @@ from scoring.layouts import LAYOUTS
 N = g.GRID_CELLS
 _PX = 16  # feature canvas resolution, px per cell
 _MARGIN = 4.0  # cells around the grid on every side (holds the coin track when turned)
+_PAPER_TOLERANCE = 0.12  # a cell is paper-coloured within this share of the paper level
+# The colour cues count weight * clip((value - split) / scale, -1, 1), the splits between
+# the sides' values on the tuning photos (seeds 300000-304099, hard and normal).
+WARM_SPLIT, WARM_SCALE, WARM_WEIGHT = 4.0, 30.0, 0.15
+GOLD_SPLIT, GOLD_SCALE, GOLD_WEIGHT = 0.2, 0.2, 0.15
+COMPASS_SPLIT, COMPASS_SCALE, COMPASS_WEIGHT = 0.08, 0.08, 0.15
+_COMPASS_BOX = (9.2, 10.95, -2.65, -0.95)  # x0, x1, y0, y1 cells: the compass rose
+_END = 4  # pixels of a line piece left out at each end (the crossings)
 
 
 @dataclass(frozen=True)
@@ -61,24 +73,32 @@ def mountain_map(canvas: np.ndarray) -> np.ndarray:
     return dark_cell_share(grid, _PX, paper_level(grid))  # uint8: the fast paper level
 
 
-def coin_track_score(canvas: np.ndarray) -> float:
-    """How strongly a row of coins with the printed pitch shows below the grid (0..1).
-
-    ``canvas`` is a feature canvas, or its grey image as a 2-D array.
-    """
-    grey = (canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)).astype(
-        np.float32
-    )
+def _coin_row() -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The coin row's pixel rows and columns on a feature canvas, and the printed pitch's
+    cosine over those columns (unit length)."""
     y0 = int(round((g.COIN_Y - 0.12 + _MARGIN) * _PX))
     y1 = int(round((g.COIN_Y + 0.12 + _MARGIN) * _PX))
     first = g.COIN_FIRST_X - g.COIN_SPACING / 2
     last = g.COIN_FIRST_X + (g.COIN_COUNT - 0.5) * g.COIN_SPACING
     xs = np.arange(int((first + _MARGIN) * _PX), int((last + _MARGIN) * _PX))
-    profile = grey[y0:y1, xs].mean(axis=0)
-    profile = profile - profile.mean()
     x_cells = xs / _PX - _MARGIN
     wave = np.cos(2 * np.pi * (x_cells - g.COIN_FIRST_X) / g.COIN_SPACING)
-    denom = np.linalg.norm(profile) * np.linalg.norm(wave)
+    return y0, y1, xs, wave / np.linalg.norm(wave)
+
+
+_COIN_ROW = _coin_row()
+
+
+def coin_track_score(canvas: np.ndarray) -> float:
+    """How strongly a row of coins with the printed pitch shows below the grid (0..1).
+
+    ``canvas`` is a feature canvas, or one channel of it (grey, ink, hue) as a 2-D array.
+    """
+    grey = canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+    y0, y1, xs, wave = _COIN_ROW
+    profile = grey[y0:y1, xs].astype(np.float32).mean(axis=0)  # only the row converted
+    profile = profile - profile.mean()
+    denom = np.linalg.norm(profile)
     return 0.0 if denom == 0 else float(abs(profile @ wave) / denom)
 
 
@@ -87,7 +107,7 @@ def label_score(canvas: np.ndarray) -> float:
 
     ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
     """
-    ink = ink_image(canvas).astype(np.float32)
+    ink = ink_image(canvas)
     m = _MARGIN
     span = np.arange(int(m * _PX), int((m + N) * _PX))
     centre = span / _PX - m
@@ -97,7 +117,8 @@ def label_score(canvas: np.ndarray) -> float:
     y0 = int(round((g.COLUMN_LABEL_Y - 0.2 + m) * _PX))
     y1 = int(round((g.COLUMN_LABEL_Y + 0.2 + m) * _PX))
     scores = []
-    for profile in (ink[span, x0:x1].mean(axis=1), ink[y0:y1, span].mean(axis=0)):
+    left, below = ink[span, x0:x1].astype(np.float32), ink[y0:y1, span].astype(np.float32)
+    for profile in (left.mean(axis=1), below.mean(axis=0)):
         profile = profile - profile.mean()
         denom = np.linalg.norm(profile) * np.linalg.norm(wave)
         # Labels are darker than the paper at cell centres: the sign matters.
@@ -116,16 +137,77 @@ def band_saturation(canvas: np.ndarray) -> float:
     return float(cv2.cvtColor(band, cv2.COLOR_BGR2HSV)[..., 1].mean())
 
 
-def line_warmth(canvas: np.ndarray) -> float:
-    """Red-minus-blue on the interior grid lines relative to the cells (orange lines: > 0)."""
+def line_warmth(canvas: np.ndarray) -> tuple[float, int]:
+    """Red-minus-blue on the interior grid lines against paper-coloured cells beside them
+    (orange lines: > 0), and how many line pieces it was measured on.
+
+    Only the pieces of line between two cells whose middles have the paper's colour
+    count, measured against those cells' middles: coloured-in cells (and the lines
+    under their colour) say nothing of the printed line's colour, and a warm fill
+    made the old whole-grid comparison read orange lines as grey.
+    """
     m = int(_MARGIN * _PX)
-    grid = canvas[m : m + N * _PX, m : m + N * _PX].astype(np.float32)
-    warm = grid[..., 2] - grid[..., 0]
-    on_line = np.zeros((N * _PX,), bool)
-    on_line[[k * _PX + d for k in range(1, N) for d in (-1, 0, 1)]] = True
-    lines = np.concatenate([warm[:, on_line].ravel(), warm[on_line, :].ravel()])
-    inner = warm.reshape(N, _PX, N, _PX)[:, 5:-5, :, 5:-5]
-    return float(np.median(lines) - np.median(inner))
+    grid = canvas[m : m + N * _PX, m : m + N * _PX]
+    middles = grid.reshape(N, _PX, N, _PX, 3)[:, 5:-5, :, 5:-5].mean(axis=(1, 3))
+    grey = middles.mean(axis=-1)
+    paper = np.median(middles[grey >= np.percentile(grey, 75)], axis=0)
+    plain = np.abs(middles - paper).max(axis=-1) < _PAPER_TOLERANCE * paper.mean()
+    warm = grid[..., 2].astype(np.int16) - grid[..., 0]
+    on_line = np.array([k * _PX + d for k in range(1, N) for d in (-1, 0, 1)])
+    # Pieces of the vertical lines (between cells (r, c) and (r, c + 1)) and of the
+    # horizontal ones, without the crossings: (cells along, cells across, pixels).
+    upright = warm[:, on_line].reshape(N, _PX, N - 1, 3)[:, _END:-_END]
+    vertical = upright.transpose(0, 2, 1, 3).reshape(N, N - 1, -1)
+    lying = warm[on_line, :].reshape(N - 1, 3, N, _PX)[:, :, :, _END:-_END]
+    horizontal = lying.transpose(0, 2, 1, 3).reshape(N - 1, N, -1)
+    between_v = plain[:, :-1] & plain[:, 1:]
+    between_h = plain[:-1, :] & plain[1:, :]
+    pieces = int(between_v.sum() + between_h.sum())
+    if pieces == 0:
+        return 0.0, 0
+    lines = np.concatenate([vertical[between_v].ravel(), horizontal[between_h].ravel()])
+    inner = middles[..., 2][plain] - middles[..., 0][plain]
+    return float(np.median(lines) - np.median(inner)), pieces
+
+
+def band_colour(canvas: np.ndarray) -> np.ndarray:
+    """Mean BGR colour where the coin band is below an upright grid.
+
+    ``canvas`` is a BGR feature canvas (or a turned view of one).
+    """
+    x0, y0, x1, y1 = (int((v + _MARGIN) * _PX) for v in g.COIN_BAND)
+    return canvas[y0:y1, x0:x1].mean(axis=(0, 1))
+
+
+def band_gold(below: np.ndarray, above: np.ndarray) -> float:
+    """How much yellower ((red + green) / 2 - blue) the band's place below the grid is than
+    the same place above it, as a share of the brightness above (both mean BGR colours).
+
+    Side A's band is gold, side B's grey; above the grid is plain paper (or, turned a
+    quarter, the same table as below).
+    """
+    gold = (below[1] + below[2]) / 2 - below[0] - ((above[1] + above[2]) / 2 - above[0])
+    return float(gold / max(above.mean(), 1.0))
+
+
+def compass_gold(canvas: np.ndarray) -> float | None:
+    """How much yellower the compass rose's ink (above the grid's top-right corner) is
+    than the paper around it, as a share of the paper's brightness; None when it shows
+    no ink.
+
+    ``canvas`` is a BGR feature canvas (or a turned view of one). Side A prints the
+    compass in gold, side B in grey; measured against the paper beside the ink, so a
+    colour cast or a shadow over the header moves both alike.
+    """
+    x0, x1, y0, y1 = (int((v + _MARGIN) * _PX) for v in _COMPASS_BOX)
+    box = canvas[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
+    grey = box.mean(axis=1)
+    paper = float(np.percentile(grey, 80))
+    ink = grey < 0.85 * paper
+    if ink.sum() < 10 or paper <= 0:
+        return None
+    yellow = (box[:, 1] + box[:, 2]) / 2 - box[:, 0]
+    return float((yellow[ink].mean() - yellow[grey >= paper].mean()) / paper)
 
 
 def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
@@ -134,11 +216,20 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         raise ValueError(f"side must be 'auto', 'A' or 'B', got {side!r}")
     grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)  # once, then turned
     mountains = mountain_map(grey)
-    coins = [coin_track_score(np.rot90(grey, k)) for k in range(4)]
     ink = ink_image(canvas)
+    # The coins show in whichever channel parts them from their band: brightness, the
+    # ink (channel minimum: yellow coins on a grey band) or hue (green minus red:
+    # yellow coins on an orange band).
+    hue = canvas[..., 1].astype(np.int16) - canvas[..., 2]
+    coins = [max(coin_track_score(np.rot90(c, k)) for c in (grey, ink, hue)) for k in range(4)]
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
-    warmth = line_warmth(canvas)
+    warmth, pieces = line_warmth(canvas)
     band = [band_saturation(np.rot90(canvas, k)) for k in range(4)]
+    colours = [band_colour(np.rot90(canvas, k)) for k in range(4)]
+    gold = [band_gold(colours[k], colours[(k + 2) % 4]) for k in range(4)]
+    rose = [compass_gold(np.rot90(canvas, k)) for k in range(4)]
+    # The line colour counts in full once 20 pieces of line between paper cells are seen.
+    colour = float(np.clip((warmth - WARM_SPLIT) / WARM_SCALE, -1, 1)) * min(1.0, pieces / 20)
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
         if side != "auto" and name != side:
@@ -146,16 +237,21 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
         expected = np.zeros((N, N), bool)
         for r, c in LAYOUTS[name].mountains:
             expected[r, c] = True
-        colour = np.clip(warmth / 40.0, -1, 1) * (1 if name == "A" else -1)
         for k in range(4):
             upright = np.rot90(mountains, k)
             match = mountain_contrast(upright, expected)
-            evidence = match + labels[k] + 0.3 * coins[k] + 0.15 * colour
+            evidence = match + labels[k] + 0.3 * coins[k]
+            evidence += WARM_WEIGHT * colour * (1 if name == "A" else -1)
             if name == "A":
                 # Side A's gold coin band lies below the grid, plain paper above: a
-                # turn that puts the paper where the band should be loses (only
-                # loses, so this cue never favours side A over side B).
+                # turn that puts the paper where the band should be loses.
                 evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.4, 0.0))
+                # And a band much yellower than the paper above the grid is side A's.
+                lift = (gold[k] - GOLD_SPLIT) / GOLD_SCALE
+                evidence += GOLD_WEIGHT * float(np.clip(lift, -1, 1))
+                if rose[k] is not None:  # and a gold compass rose
+                    lift = (rose[k] - COMPASS_SPLIT) / COMPASS_SCALE
+                    evidence += COMPASS_WEIGHT * float(np.clip(lift, -1, 1))
             scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]
@@ -172,7 +268,10 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
             "coins": [round(c, 3) for c in coins],
             "labels": [round(v, 3) for v in labels],
             "warmth": round(warmth, 1),
+            "pieces": pieces,
+            "gold": [round(v, 3) for v in gold],
             "band": [round(v, 1) for v in band],
+            "compass": [None if v is None else round(v, 3) for v in rose],
         },
     )
 
