@@ -102,6 +102,29 @@ def coin_track_score(canvas: np.ndarray) -> float:
     return 0.0 if denom == 0 else float(abs(profile @ wave) / denom)
 
 
+def coin_scores(canvas: np.ndarray) -> list[float]:
+    """:func:`coin_track_score` of each turn (0-3 quarter turns) of a BGR feature canvas,
+    the best of three channels: brightness, ink (channel minimum: yellow coins on a grey
+    band) and hue (green minus red: yellow coins on an orange band).
+
+    Only the coin row's pixels are converted.
+    """
+    y0, y1, xs, wave = _COIN_ROW
+    out = []
+    for k in range(4):
+        row = np.ascontiguousarray(np.rot90(canvas, k)[y0:y1, xs])
+        channels = np.stack(
+            [cv2.cvtColor(row, cv2.COLOR_BGR2GRAY), ink_image(row), row[..., 1]], axis=-1
+        ).astype(np.float32)
+        channels[..., 2] -= row[..., 2]
+        profile = channels.mean(axis=0)
+        profile = profile - profile.mean(axis=0)
+        denom = np.linalg.norm(profile, axis=0)
+        score = np.abs(wave @ profile) / np.where(denom == 0, np.inf, denom)
+        out.append(float(score.max()))
+    return out
+
+
 def label_score(canvas: np.ndarray) -> float:
     """How strongly row letters (left) and column numbers (below) show, one per cell (0..1).
 
@@ -176,7 +199,7 @@ def band_colour(canvas: np.ndarray) -> np.ndarray:
     ``canvas`` is a BGR feature canvas (or a turned view of one).
     """
     x0, y0, x1, y1 = (int((v + _MARGIN) * _PX) for v in g.COIN_BAND)
-    return canvas[y0:y1, x0:x1].mean(axis=(0, 1))
+    return np.array(cv2.mean(np.ascontiguousarray(canvas[y0:y1, x0:x1]))[:3])
 
 
 def band_gold(below: np.ndarray, above: np.ndarray) -> float:
@@ -200,9 +223,9 @@ def compass_gold(canvas: np.ndarray) -> float | None:
     colour cast or a shadow over the header moves both alike.
     """
     x0, x1, y0, y1 = (int((v + _MARGIN) * _PX) for v in _COMPASS_BOX)
-    box = canvas[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
+    box = np.ascontiguousarray(canvas[y0:y1, x0:x1]).reshape(-1, 3).astype(np.float32)
     grey = box.mean(axis=1)
-    paper = float(np.percentile(grey, 80))
+    paper = float(np.partition(grey, int(0.8 * len(grey)))[int(0.8 * len(grey))])
     ink = grey < 0.85 * paper
     if ink.sum() < 10 or paper <= 0:
         return None
@@ -217,11 +240,8 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)  # once, then turned
     mountains = mountain_map(grey)
     ink = ink_image(canvas)
-    # The coins show in whichever channel parts them from their band: brightness, the
-    # ink (channel minimum: yellow coins on a grey band) or hue (green minus red:
-    # yellow coins on an orange band).
-    hue = canvas[..., 1].astype(np.int16) - canvas[..., 2]
-    coins = [max(coin_track_score(np.rot90(c, k)) for c in (grey, ink, hue)) for k in range(4)]
+    # The coins show in whichever channel parts them from their band.
+    coins = coin_scores(canvas)
     labels = [label_score(np.rot90(ink, k)) for k in range(4)]
     warmth, pieces = line_warmth(canvas)
     band = [band_saturation(np.rot90(canvas, k)) for k in range(4)]
