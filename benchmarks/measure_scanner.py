@@ -36,7 +36,8 @@ where nothing lies (by style; on plain photos all of them are false), and the co
 misread cells that would go unflagged without that reason (the model is run again).
 Session 17 fitted the covered-cell detector on the tuning seeds above
 (benchmarks/fit_covered.py) and measured it once on 158000+. Session 18 measured on
-162000+ (plain and occluded) and 164000+ (hard), tuned on 300000-304099: use 166000+ next.
+162000+ (plain and occluded) and 164000+ (hard), tuned on 300000-304099. Session 19
+measured the orientation change on 166000+ (normal and hard, 100 each): use 168000+ next.
 """
 
 from __future__ import annotations
