@@ -209,9 +209,32 @@ def test_printed_icon_has_its_flutes_darker_than_its_coloured_body(flutes):
     accent = (40, 150, 220)
     look = RuinsLook(design=4, width=0.02, fill=0.6, shade=0.6, flutes=flutes)
     draw_ruins(img, cv, accent, 0, 0, look)
-    row = img[int(0.5 * px), int(0.19 * px) : int(0.41 * px), 1].astype(int)  # green channel
+    # The drawing's shaft spans 0.2-0.4 of a drawing whose outlines' middle (0.415) is put on
+    # the cell's middle: here 0.285-0.485 of the cell, read a little wider.
+    row = img[int(0.5 * px), int(0.275 * px) : int(0.495 * px), 1].astype(int)  # green channel
     dark = row < 0.8 * accent[1]  # darker than the accent itself: outlines and flutes
     runs = np.flatnonzero(np.diff(dark.astype(int)) == 1)
     assert len(runs) + int(dark[0]) == flutes + 2  # two outlines and the flutes
     body = row[~dark]
     assert body.max() < 245  # the body between them is coloured, not paper
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_printed_icon_sits_in_the_cells_middle_at_the_printed_size(mirror):
+    """On the publisher's sheet the ruins icon is centred in its space and spans about
+    0.70 x 0.63 of it; design 4 at the largest scale a printing draws stays in the cell."""
+    px = 200
+    cv = Canvas.covering(-1, -1, 2, 2, px)
+    for scale in (1.2, 1.45):
+        img = cv.blank(3, 255)
+        draw_ruins(img, cv, (0, 0, 0), 0, 0, RuinsLook(design=4, scale=scale, mirror=mirror))
+        ys, xs = np.nonzero(img[..., 0] < 200)
+        x0, x1 = xs.min() / px - 1, xs.max() / px - 1
+        y0, y1 = ys.min() / px - 1, ys.max() / px - 1
+        assert abs((x0 + x1) / 2 - 0.5) < 0.03 and abs((y0 + y1) / 2 - 0.5) < 0.03
+        if scale == 1.2:
+            assert 0.64 < x1 - x0 < 0.76 and 0.58 < y1 - y0 < 0.72
+        assert 0.0 < x0 and x1 < 1.0 and 0.0 < y0 and y1 < 1.0
+    looks = [ruins_look(np.random.default_rng(s)) for s in range(200)]
+    scales = [lk.scale for lk in looks if lk.design == 4]
+    assert min(scales) < 1.05 and max(scales) > 1.35 and max(scales) <= 1.45

@@ -377,18 +377,45 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
         # and two to four flutes a darker shade of the accent, drawn about as wide as the
         # outlines (the publisher's sheet: dark ochre lines on A, dark grey on B, crisp
         # stripes at model size, which the model took for farm furrows).
+        # Measured on the publisher's sheet, the icon spans about 0.70 x 0.63 of its cell
+        # (this design at scale 1: 0.57 x 0.55), its outlines little darker than the
+        # accent; the model read ours as empty up to scale 1.25 and as a farm from 1.4.
         strength = 0.75 + (strength - 0.55) * 0.25 / 0.45
+        # (Same draws as before, rescaled: the other designs' renders stay as they were.)
+        scale = 0.95 + (scale - 0.8) * 0.5 / 0.45
         fill = float(rng.uniform(0.15, 0.55))
-        shade = float(rng.uniform(0.4, 0.8))
+        shade = 0.4 + (float(rng.uniform(0.4, 0.8)) - 0.4) * 0.55 / 0.4
         flutes = int(rng.integers(2, 5))
         width = float(rng.uniform(0.02, 0.035))
     return RuinsLook(design, scale, shift, width, mirror, strength, fill, shade, flutes)
 
 
-#: Design 4's shaded areas (cell-local): the whole column and the broken one's shaft.
+#: Design 4's shaded areas (cell-local): the whole column's capital, shaft and slabs (the
+#: shaft narrower than both, as printed), and the broken one's shaft and slabs.
 _FLUTED_BODIES = (
-    [(0.13, 0.22), (0.47, 0.22), (0.47, 0.77), (0.13, 0.77)],
-    [(0.53, 0.44), (0.58, 0.38), (0.62, 0.43), (0.67, 0.37), (0.67, 0.77), (0.53, 0.77)],
+    [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27)],
+    [(0.2, 0.27), (0.4, 0.27), (0.4, 0.67), (0.2, 0.67)],
+    [
+        (0.15, 0.67),
+        (0.45, 0.67),
+        (0.45, 0.73),
+        (0.47, 0.73),
+        (0.47, 0.77),
+        (0.13, 0.77),
+        (0.13, 0.73),
+        (0.15, 0.73),
+    ],
+    [(0.53, 0.44), (0.58, 0.38), (0.62, 0.43), (0.67, 0.37), (0.67, 0.67), (0.53, 0.67)],
+    [
+        (0.51, 0.67),
+        (0.69, 0.67),
+        (0.69, 0.73),
+        (0.7, 0.73),
+        (0.7, 0.77),
+        (0.5, 0.77),
+        (0.5, 0.73),
+        (0.51, 0.73),
+    ],
 )
 
 
@@ -417,6 +444,10 @@ _FLUTED_LINES = (
     [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
     [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
 )
+
+
+#: The middle of design 4's outlines (cell-local), put on the cell's middle when drawn.
+_FLUTED_CENTRE = (0.415, 0.495)
 
 
 def _flutes(n: int) -> list[list[tuple[float, float]]]:
@@ -481,11 +512,15 @@ def _ruins_lines(design: int) -> list[list[tuple[float, float]]]:
 def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLook()) -> None:
     """The ruins icon in the middle of the cell (column and rubble by default)."""
 
+    # Design 4 is drawn off the cell's middle; the printed icon sits in it.
+    cx, cy = _FLUTED_CENTRE if look.design == 4 else (0.5, 0.5)
+    centre = np.array((1 - cx if look.mirror else cx, cy))
+
     def place(p) -> np.ndarray:
         q = np.array(p, float)
         if look.mirror:
             q[:, 0] = 1 - q[:, 0]
-        return (q - 0.5) * look.scale + 0.5 + np.array(look.shift) + (c, r)
+        return (q - centre) * look.scale + 0.5 + np.array(look.shift) + (c, r)
 
     paper = np.array([225, 232, 238], float)
 
