@@ -89,23 +89,11 @@ def _coin_row() -> tuple[int, int, np.ndarray, np.ndarray]:
 _COIN_ROW = _coin_row()
 
 
-def coin_track_score(canvas: np.ndarray) -> float:
-    """How strongly a row of coins with the printed pitch shows below the grid (0..1).
-
-    ``canvas`` is a feature canvas, or one channel of it (grey, ink, hue) as a 2-D array.
-    """
-    grey = canvas if canvas.ndim == 2 else cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
-    y0, y1, xs, wave = _COIN_ROW
-    profile = grey[y0:y1, xs].astype(np.float32).mean(axis=0)  # only the row converted
-    profile = profile - profile.mean()
-    denom = np.linalg.norm(profile)
-    return 0.0 if denom == 0 else float(abs(profile @ wave) / denom)
-
-
 def coin_scores(canvas: np.ndarray) -> list[float]:
-    """:func:`coin_track_score` of each turn (0-3 quarter turns) of a BGR feature canvas,
-    the best of three channels: brightness, ink (channel minimum: yellow coins on a grey
-    band) and hue (green minus red: yellow coins on an orange band).
+    """How strongly a row of coins with the printed pitch shows below the grid (0..1), for
+    each turn (0-3 quarter turns) of a BGR feature canvas: the best of three channels,
+    brightness, ink (channel minimum: yellow coins on a grey band) and hue (green minus
+    red: yellow coins on an orange band).
 
     Only the coin row's pixels are converted.
     """
@@ -233,6 +221,11 @@ def compass_gold(canvas: np.ndarray) -> float | None:
     return float((yellow[ink].mean() - yellow[grey >= paper].mean()) / paper)
 
 
+def _cue(value: float, split: float, scale: float) -> float:
+    """A colour cue's vote in -1..1: ``clip((value - split) / scale, -1, 1)`` (> 0: side A)."""
+    return float(np.clip((value - split) / scale, -1, 1))
+
+
 def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     """Score the 8 (side, quarter turn) hypotheses on a :func:`feature_canvas`."""
     if side not in ("auto", "A", "B"):
@@ -249,7 +242,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     gold = [band_gold(colours[k], colours[(k + 2) % 4]) for k in range(4)]
     rose = [compass_gold(np.rot90(canvas, k)) for k in range(4)]
     # The line colour counts in full once 20 pieces of line between paper cells are seen.
-    colour = float(np.clip((warmth - WARM_SPLIT) / WARM_SCALE, -1, 1)) * min(1.0, pieces / 20)
+    colour = _cue(warmth, WARM_SPLIT, WARM_SCALE) * min(1.0, pieces / 20)
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
         if side != "auto" and name != side:
@@ -267,11 +260,9 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
                 # turn that puts the paper where the band should be loses.
                 evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.4, 0.0))
                 # And a band much yellower than the paper above the grid is side A's.
-                lift = (gold[k] - GOLD_SPLIT) / GOLD_SCALE
-                evidence += GOLD_WEIGHT * float(np.clip(lift, -1, 1))
+                evidence += GOLD_WEIGHT * _cue(gold[k], GOLD_SPLIT, GOLD_SCALE)
                 if rose[k] is not None:  # and a gold compass rose
-                    lift = (rose[k] - COMPASS_SPLIT) / COMPASS_SCALE
-                    evidence += COMPASS_WEIGHT * float(np.clip(lift, -1, 1))
+                    evidence += COMPASS_WEIGHT * _cue(rose[k], COMPASS_SPLIT, COMPASS_SCALE)
             scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]
