@@ -198,7 +198,7 @@ def test_marks_in_empty_cells_stay_fainter_than_drawings():
     assert np.median(empty) < 0.35 * np.median(drawn)
 
 
-@pytest.mark.parametrize("flutes", [2, 3, 5])
+@pytest.mark.parametrize("flutes", [2, 3, 4])
 def test_printed_icon_has_its_flutes_darker_than_its_coloured_body(flutes):
     """The publisher's ruins icon (design 4): a coloured-in column whose flutes are drawn
     in a darker shade, seen across the shaft as ``flutes`` dark stripes between the two
@@ -207,11 +207,11 @@ def test_printed_icon_has_its_flutes_darker_than_its_coloured_body(flutes):
     cv = Canvas.covering(0, 0, 1, 1, px)
     img = cv.blank(3, 255)
     accent = (40, 150, 220)
-    look = RuinsLook(design=4, width=0.02, fill=0.6, shade=0.6, flutes=flutes)
+    look = RuinsLook(design=4, width=0.015, fill=0.6, shade=0.6, flutes=flutes)
     draw_ruins(img, cv, accent, 0, 0, look)
-    # The drawing's shaft spans 0.2-0.4 of a drawing whose outlines' middle (0.415) is put on
-    # the cell's middle: here 0.285-0.485 of the cell, read a little wider.
-    row = img[int(0.5 * px), int(0.275 * px) : int(0.495 * px), 1].astype(int)  # green channel
+    # The drawing's shaft spans 0.225-0.375 of a drawing whose outlines' middle (0.415) is put
+    # on the cell's middle: here 0.31-0.46 of the cell, read a little wider.
+    row = img[int(0.5 * px), int(0.3 * px) : int(0.47 * px), 1].astype(int)  # green channel
     dark = row < 0.8 * accent[1]  # darker than the accent itself: outlines and flutes
     runs = np.flatnonzero(np.diff(dark.astype(int)) == 1)
     assert len(runs) + int(dark[0]) == flutes + 2  # two outlines and the flutes
@@ -238,3 +238,29 @@ def test_printed_icon_sits_in_the_cells_middle_at_the_printed_size(mirror):
     looks = [ruins_look(np.random.default_rng(s)) for s in range(200)]
     scales = [lk.scale for lk in looks if lk.design == 4]
     assert min(scales) < 1.05 and max(scales) > 1.35 and max(scales) <= 1.45
+
+
+def test_printed_icon_is_drawn_as_lightly_as_the_printed_one():
+    """Measured on the publisher's pictures of both sides (12 icons): over the middle 0.8 of
+    its space the icon darkens the paper by 16-23 grey levels on average, thin lines on a
+    body tinted only a little. Design 4 as printings draw it, on their own paper, should
+    mostly fall there (synthesis 21's heavy outlines gave 24-83)."""
+    from models.synth.template import random_printing
+
+    means = []
+    for seed in range(300):
+        look = ruins_look(np.random.default_rng(seed))
+        if look.design != 4:
+            continue
+        pr = random_printing(np.random.default_rng(seed), "AB"[seed % 2])
+        cv = Canvas.covering(0, 0, 1, 1, PX)
+        img = np.empty((PX, PX, 3), np.uint8)
+        img[:] = pr.paper
+        draw_ruins(img, cv, pr.accent, 0, 0, look)
+        ink = np.mean(pr.paper) - img.astype(float).mean(axis=2)
+        middle = int(0.1 * PX), int(0.9 * PX)
+        means.append(np.clip(ink, 0, None)[slice(*middle), slice(*middle)].mean())
+    means = np.array(means)
+    assert len(means) > 100
+    assert 16 < np.median(means) < 25
+    assert np.mean((means > 16) & (means < 23)) > 0.35

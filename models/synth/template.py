@@ -373,50 +373,41 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
     strength = float(rng.uniform(0.55, 1.0))
     fill, shade, flutes = 0.35, 1.0, 2
     if design == 4:
-        # The printed icon is drawn in strong ink: its bodies coloured in, its outlines
-        # and two to four flutes a darker shade of the accent, drawn about as wide as the
-        # outlines (the publisher's sheet: dark ochre lines on A, dark grey on B, crisp
-        # stripes at model size, which the model took for farm furrows).
-        # Measured on the publisher's sheet, the icon spans about 0.70 x 0.63 of its cell
-        # (this design at scale 1: 0.57 x 0.55), its outlines little darker than the
-        # accent; the model read ours as empty up to scale 1.25 and as a farm from 1.4.
-        strength = 0.75 + (strength - 0.55) * 0.25 / 0.45
-        # (Same draws as before, rescaled: the other designs' renders stay as they were.)
+        # The printed icon (the publisher's pictures of both sides): thin outlines and two
+        # to four flutes about as dark as the accent, on a body tinted only a little, the
+        # slabs solid; over the middle 0.8 of its space it darkens the paper by 16-23 grey
+        # levels on average (synthesis 21's heavier, darker outlines: 24-83, and the real
+        # icons still read as farms). It spans about 0.70 x 0.63 of its cell (this design
+        # at scale 1: 0.57 x 0.55); the model read ours as empty up to scale 1.25 and as a
+        # farm from 1.4. (Same draws as before, rescaled.)
+        strength = 0.6 + (strength - 0.55) * 0.35 / 0.45
         scale = 0.95 + (scale - 0.8) * 0.5 / 0.45
-        fill = float(rng.uniform(0.15, 0.55))
-        shade = 0.4 + (float(rng.uniform(0.4, 0.8)) - 0.4) * 0.55 / 0.4
+        fill = float(rng.uniform(0.05, 0.35))
+        shade = 0.78 + (float(rng.uniform(0.4, 0.8)) - 0.4) * 0.22 / 0.4
         flutes = int(rng.integers(2, 5))
-        width = float(rng.uniform(0.02, 0.035))
+        width = float(rng.uniform(0.012, 0.022))
     return RuinsLook(design, scale, shift, width, mirror, strength, fill, shade, flutes)
 
 
-#: Design 4's shaded areas (cell-local): the whole column's capital, shaft and slabs (the
-#: shaft narrower than both, as printed), and the broken one's shaft and slabs.
+#: Design 4's shaded areas (cell-local): the whole column's capital and shaft (the shaft
+#: narrower than the capital, as printed), the broken one's shaft, then the two columns'
+#: stepped slabs, printed solid with a thin gap between the steps.
 _FLUTED_BODIES = (
     [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27)],
-    [(0.2, 0.27), (0.4, 0.27), (0.4, 0.67), (0.2, 0.67)],
-    [
-        (0.15, 0.67),
-        (0.45, 0.67),
-        (0.45, 0.73),
-        (0.47, 0.73),
-        (0.47, 0.77),
-        (0.13, 0.77),
-        (0.13, 0.73),
-        (0.15, 0.73),
-    ],
+    [(0.225, 0.27), (0.375, 0.27), (0.375, 0.67), (0.225, 0.67)],
     [(0.53, 0.44), (0.58, 0.38), (0.62, 0.43), (0.67, 0.37), (0.67, 0.67), (0.53, 0.67)],
-    [
-        (0.51, 0.67),
-        (0.69, 0.67),
-        (0.69, 0.73),
-        (0.7, 0.73),
-        (0.7, 0.77),
-        (0.5, 0.77),
-        (0.5, 0.73),
-        (0.51, 0.73),
-    ],
+    *(
+        [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        for x0, x1, y0, y1 in (
+            (0.15, 0.45, 0.67, 0.71),
+            (0.13, 0.47, 0.73, 0.77),
+            (0.51, 0.69, 0.67, 0.71),
+            (0.5, 0.7, 0.73, 0.77),
+        )
+    ),
 )
+#: Which of them are slabs (filled in the outlines' colour).
+_FLUTED_SLABS = range(3, 7)
 
 
 def _curl(x: float, turn: int) -> list[tuple[float, float]]:
@@ -434,9 +425,9 @@ def _curl(x: float, turn: int) -> list[tuple[float, float]]:
 _FLUTED_LINES = (
     [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27), (0.13, 0.22)],  # capital
     *(_curl(x, d) for x, d in ((0.14, 1), (0.46, -1))),  # its scrolls
-    [(0.2, 0.29), (0.4, 0.29)],
-    [(0.2, 0.29), (0.2, 0.67)],  # shaft outline
-    [(0.4, 0.29), (0.4, 0.67)],
+    [(0.225, 0.29), (0.375, 0.29)],
+    [(0.225, 0.29), (0.225, 0.67)],  # shaft outline
+    [(0.375, 0.29), (0.375, 0.67)],
     [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
     [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
     [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
@@ -453,7 +444,7 @@ _FLUTED_CENTRE = (0.415, 0.495)
 def _flutes(n: int) -> list[list[tuple[float, float]]]:
     """Design 4's flutes, drawn thinner than its outlines: ``n`` down the whole column's
     shaft, about half as many down the broken one's."""
-    whole = [[(x, 0.31), (x, 0.65)] for x in np.linspace(0.2, 0.4, n + 2)[1:-1]]
+    whole = [[(x, 0.31), (x, 0.65)] for x in np.linspace(0.225, 0.375, n + 2)[1:-1]]
     k = max(1, (n + 1) // 2)
     broken = [[(x, 0.47), (x, 0.65)] for x in np.linspace(0.54, 0.66, k + 2)[1:-1]]
     return whole + broken
@@ -522,7 +513,10 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
             q[:, 0] = 1 - q[:, 0]
         return (q - centre) * look.scale + 0.5 + np.array(look.shift) + (c, r)
 
-    paper = np.array([225, 232, 238], float)
+    # The paper under the icon (the printing's own, textured and aged): a fixed light paper
+    # made pale icons' bodies whiter than the sheet around them.
+    (x0, y0), (x1, y1) = cv.px([(c + 0.15, r + 0.15), (c + 0.85, r + 0.85)]).astype(int)
+    paper = np.median(img[y0:y1, x0:x1].reshape(-1, img.shape[2]), axis=0).astype(float)
 
     def toward_paper(ink, share: float) -> tuple[int, ...]:
         """``ink`` kept at ``share`` (1 = as is), the rest of the way mixed to paper."""
@@ -532,9 +526,9 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
         color = toward_paper(color, look.strength)
     if look.design == 4:
         pale = toward_paper(color, look.fill)
-        for body in _FLUTED_BODIES:
-            cv.fill(img, place(body), pale)
         color = tuple(int(v * look.shade) for v in color)
+        for i, body in enumerate(_FLUTED_BODIES):
+            cv.fill(img, place(body), color if i in _FLUTED_SLABS else pale)
         cv.polylines(img, [place(p) for p in _flutes(look.flutes)], color, look.width * 0.9)
     cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
