@@ -597,7 +597,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="the .onnx file to write (metrics beside it)"
+    )
     ap.add_argument(
         "--init", type=Path, help="start phase 1 from these weights (.pt, or an .onnx export)"
     )
@@ -626,6 +628,8 @@ def main(argv: list[str] | None = None) -> None:
         "--width", type=float, default=1.0, help="channels of every conv times this (models.net)"
     )
     args = ap.parse_args(argv)
+    if args.out.suffix != ".onnx":  # found out only at export, after the whole training
+        ap.error(f"--out {args.out}: name the .onnx file to write, not a folder")
 
     t0 = time.perf_counter()
     train_seeds = list(range(args.first_seed, args.first_seed + args.train_sheets))
