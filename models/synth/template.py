@@ -389,25 +389,28 @@ def ruins_look(rng: np.random.Generator) -> RuinsLook:
     return RuinsLook(design, scale, shift, width, mirror, strength, fill, shade, flutes)
 
 
-#: Design 4's shaded areas (cell-local): the whole column's capital and shaft (the shaft
-#: narrower than the capital, as printed), the broken one's shaft, then the two columns'
-#: stepped slabs, printed solid with a thin gap between the steps.
+#: Design 4's stepped slabs (x0, x1, y0, y1), two under each column.
+_FLUTED_SLAB_BOXES = (
+    (0.15, 0.45, 0.67, 0.71),
+    (0.13, 0.47, 0.73, 0.77),
+    (0.51, 0.69, 0.67, 0.71),
+    (0.5, 0.7, 0.73, 0.77),
+)
+
+
+def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]]:
+    """A rectangle's corners, clockwise from the top left."""
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+#: Design 4's tinted areas (cell-local): the whole column's capital and shaft (the shaft
+#: narrower than the capital, as printed) and the broken one's shaft. (The slabs are
+#: printed solid, in the outlines' colour, with a thin gap between the steps.)
 _FLUTED_BODIES = (
     [(0.13, 0.22), (0.47, 0.22), (0.45, 0.27), (0.15, 0.27)],
     [(0.225, 0.27), (0.375, 0.27), (0.375, 0.67), (0.225, 0.67)],
     [(0.53, 0.44), (0.58, 0.38), (0.62, 0.43), (0.67, 0.37), (0.67, 0.67), (0.53, 0.67)],
-    *(
-        [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-        for x0, x1, y0, y1 in (
-            (0.15, 0.45, 0.67, 0.71),
-            (0.13, 0.47, 0.73, 0.77),
-            (0.51, 0.69, 0.67, 0.71),
-            (0.5, 0.7, 0.73, 0.77),
-        )
-    ),
 )
-#: Which of them are slabs (filled in the outlines' colour).
-_FLUTED_SLABS = range(3, 7)
 
 
 def _curl(x: float, turn: int) -> list[tuple[float, float]]:
@@ -428,12 +431,9 @@ _FLUTED_LINES = (
     [(0.225, 0.29), (0.375, 0.29)],
     [(0.225, 0.29), (0.225, 0.67)],  # shaft outline
     [(0.375, 0.29), (0.375, 0.67)],
-    [(0.15, 0.67), (0.45, 0.67), (0.45, 0.71), (0.15, 0.71), (0.15, 0.67)],  # slabs
-    [(0.13, 0.73), (0.47, 0.73), (0.47, 0.77), (0.13, 0.77), (0.13, 0.73)],
     [(0.54, 0.67), (0.54, 0.44), (0.58, 0.38), (0.62, 0.43), (0.66, 0.37), (0.66, 0.67)],
     [(0.59, 0.33), (0.62, 0.3), (0.64, 0.33), (0.61, 0.35), (0.59, 0.33)],  # a falling shard
-    [(0.51, 0.67), (0.69, 0.67), (0.69, 0.71), (0.51, 0.71), (0.51, 0.67)],
-    [(0.5, 0.73), (0.7, 0.73), (0.7, 0.77), (0.5, 0.77), (0.5, 0.73)],
+    *(_box(*slab) + _box(*slab)[:1] for slab in _FLUTED_SLAB_BOXES),  # slabs, closed
 )
 
 
@@ -527,8 +527,10 @@ def draw_ruins(img, cv: Canvas, color, r: int, c: int, look: RuinsLook = RuinsLo
     if look.design == 4:
         pale = toward_paper(color, look.fill)
         color = tuple(int(v * look.shade) for v in color)
-        for i, body in enumerate(_FLUTED_BODIES):
-            cv.fill(img, place(body), color if i in _FLUTED_SLABS else pale)
+        for body in _FLUTED_BODIES:
+            cv.fill(img, place(body), pale)
+        for slab in _FLUTED_SLAB_BOXES:
+            cv.fill(img, place(_box(*slab)), color)
         cv.polylines(img, [place(p) for p in _flutes(look.flutes)], color, look.width * 0.9)
     cv.polylines(img, [place(p) for p in _ruins_lines(look.design)], color, look.width)
 
