@@ -629,7 +629,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = ap.parse_args(argv)
     if args.out.suffix != ".onnx":  # found out only at export, after the whole training
-        ap.error(f"--out {args.out}: name the .onnx file to write, not a folder")
+        ap.error(
+            f"--out {args.out}: name the .onnx file to write (a folder or another suffix won't do)"
+        )
 
     t0 = time.perf_counter()
     train_seeds = list(range(args.first_seed, args.first_seed + args.train_sheets))

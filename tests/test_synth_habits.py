@@ -22,7 +22,13 @@ from models.synth.draw import (
     random_style,
 )
 from models.synth.game import simulate_game
-from models.synth.template import RuinsLook, draw_ruins, render_template, ruins_look
+from models.synth.template import (
+    RuinsLook,
+    draw_ruins,
+    random_printing,
+    render_template,
+    ruins_look,
+)
 from scoring.board import EMPTY, FARM, MONSTER
 
 PX = 64  # pixels per cell for the single-cell drawings
@@ -245,8 +251,6 @@ def test_printed_icon_is_drawn_as_lightly_as_the_printed_one():
     its space the icon darkens the paper by 16-23 grey levels on average, thin lines on a
     body tinted only a little. Design 4 as printings draw it, on their own paper, should
     mostly fall there (synthesis 21's heavy outlines gave 24-83)."""
-    from models.synth.template import random_printing
-
     means = []
     for seed in range(300):
         look = ruins_look(np.random.default_rng(seed))
