@@ -1,9 +1,10 @@
 """Training augmentations (models.train): shapes, and that each does what it says."""
 
 import numpy as np
+import pytest
 
-from models.train import _hard_shadows, _ink_habits, _warp, augment
-from scanner.normalize import INPUT_PX, PAPER_LEVEL
+from models.train import CellSet, _hard_shadows, _ink_habits, _sampling_weights, _warp, augment
+from scanner.normalize import CLASSES, INPUT_PX, PAPER_LEVEL
 
 
 def _cells(n: int = 16) -> np.ndarray:
@@ -49,3 +50,30 @@ def test_warp_shifts_the_crop_by_the_given_pixels():
     col = (moved[:, :, 0] < 130).mean(axis=0)
     centre = (col * np.arange(INPUT_PX)).sum() / col.sum()
     assert abs(centre - 25.5) < 1.5
+
+
+def _labelled(labels: list[int], ruins: list[int]) -> CellSet:
+    n = len(labels)
+    return CellSet(
+        images=np.zeros((n, INPUT_PX, INPUT_PX, 3), np.uint8),
+        labels=np.array(labels, np.int64),
+        ruins=np.array(ruins, np.float32)[:, None],
+        sheet=np.zeros(n, np.int32),
+        style=["graphite"],
+        difficulty=["normal"],
+        side=["A"],
+    )
+
+
+def test_empty_ruins_weight_raises_only_the_bare_printed_icon():
+    empty, forest = CLASSES.index("."), CLASSES.index("T")
+    #        empty ruins, empty plain, forest on ruins, forest plain
+    data = _labelled([empty, empty, forest, forest], [1, 0, 1, 0])
+    plain = _sampling_weights(data)
+    more = _sampling_weights(data, empty_ruins=4.0)
+    assert plain.sum() == pytest.approx(1.0) and more.sum() == pytest.approx(1.0)
+    # Ruins spaces are sampled 3x either way; only the empty one gains 4x more.
+    assert plain[0] / plain[1] == pytest.approx(3.0)
+    assert more[0] / more[1] == pytest.approx(12.0)
+    assert more[2] / more[3] == pytest.approx(plain[2] / plain[3])
+    assert more[1] / more[3] == pytest.approx(plain[1] / plain[3])
