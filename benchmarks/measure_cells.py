@@ -27,7 +27,9 @@ Reports, by difficulty and by drawing style: cell accuracy, share of sheets with
 121 cells right, share of sheets whose total score (``scoring.game.score_game`` on the
 final map with the sheet's dealt cards) is exact with the true coins ("exacttot") and
 with the coins the scanner read ("+coins", photo mode), sheets flagged for review,
-flagged cells per sheet, and how many of the wrong cells were among the flagged ones.
+flagged cells per sheet, and how many of the wrong cells were among the flagged ones;
+then, per difficulty, the commonest misreadings (truth>read, ruins spaces apart; ``--json``
+keeps every sheet's as ``misread``).
 A sheet the scanner fails on counts as 121 wrong cells. Test seeds start at 3,000,000
 (training uses 0.., validation 1,000,000..).
 """
@@ -40,7 +42,7 @@ import json
 import sys
 import time
 import traceback
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -207,11 +209,16 @@ def _read(seed, difficulty, model, scan, view, truth, scan_seconds) -> dict:
         out.update(style="?", failed=f"{type(e).__name__}: {e}")
         out["trace"] = traceback.format_exc(limit=3)
         return out
-    from scoring.layouts import space_name
+    from scoring.layouts import LAYOUTS, space_name
 
     true_grid = truth["grid"]
-    wrong = [
-        space_name((r, c)) for r in range(11) for c in range(11) if grid[r][c] != true_grid[r][c]
+    bad = [(r, c) for r in range(11) for c in range(11) if grid[r][c] != true_grid[r][c]]
+    wrong = [space_name(rc) for rc in bad]
+    ruins = LAYOUTS[truth["side"]].ruins
+    # What each wrong cell was, and was read as: "T>F", "ruins .>F" (a bare icon as a farm).
+    misread = [
+        f"{'ruins ' if rc in ruins else ''}{true_grid[rc[0]][rc[1]]}>{grid[rc[0]][rc[1]]}"
+        for rc in bad
     ]
     cards = truth.get("cards") or FALLBACK_CARDS
     coins = int(truth.get("coins", 0))
@@ -227,6 +234,7 @@ def _read(seed, difficulty, model, scan, view, truth, scan_seconds) -> dict:
     out.update(
         style=str(truth.get("style", "?")),
         wrong=wrong,
+        misread=misread,
         flagged=sorted(flagged),
         side_right=side_right,
         exact_total=exact,
@@ -364,6 +372,11 @@ def _report(rows: list[dict], mode: str, args, seeds: range, elapsed: float) -> 
         groups[f"{r['difficulty'][:4]}/{r['style']}"].append(r)
     for name in sorted(groups, key=lambda k: (not k.startswith("diff"), k)):
         print(_line(name, summarise(groups[name])))
+    for diff in DIFFICULTIES:
+        pairs = Counter(m for r in rows if r["difficulty"] == diff for m in r.get("misread", ()))
+        if pairs:
+            common = ", ".join(f"{m} {n}" for m, n in pairs.most_common(8))
+            print(f"most misread ({diff}, truth>read): {common}")
     failures = [r for r in rows if "failed" in r]
     for r in failures[:10]:
         print(f"failed seed {r['seed']} ({r['difficulty']}): {r['failed']}")
