@@ -2,7 +2,9 @@
 
 ``python -m models.soup OUT.onnx MODEL.onnx MODEL.onnx [...]`` writes the float model whose
 every weight is the mean of the given models' (Wortsman et al., 2022, "Model soups"), and
-beside it the 8-bit copy the scanner runs (:func:`models.quantize.quantize`).
+beside it the 8-bit copy the scanner runs (:func:`models.quantize.quantize`) and a metrics
+file as ``models.train`` writes one (measured on the same validation photos), whose
+``soup`` entry lists the ingredients with their own metrics files' ``training`` entries.
 
 It makes sense for fine-tunes of one starting model (``python -m models.train --init``):
 they stay near each other, so their mean is a model too, and it often reads better than
@@ -13,6 +15,7 @@ taken of the folded weights; measure the soup like any other model before trusti
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path, help="the .onnx file to write (its 8-bit copy beside it)")
     ap.add_argument("models", type=Path, nargs="+", help="float exports of the same net")
+    ap.add_argument("--val-sheets", type=int, default=100, help="as models.train's")
+    ap.add_argument("--workers", type=int, default=2, help="rendering processes (uncached)")
     args = ap.parse_args(argv)
     if args.out.suffix != ".onnx":
         ap.error(f"{args.out}: name the .onnx file to write")
@@ -62,8 +67,22 @@ def main(argv: list[str] | None = None) -> None:
     except (ValueError, OSError) as e:
         ap.error(str(e))
     from models.quantize import int8_path, quantize
+    from models.train import VALIDATION_SEED, cached_set, evaluate_onnx
 
-    print(f"wrote {args.out} and {quantize(args.out, int8_path(args.out))}")
+    seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
+    metrics = evaluate_onnx(args.out, cached_set("val", seeds, args.workers, source="photo"))
+    metrics["soup"] = [{"model": str(p), "training": _training_of(p)} for p in args.models]
+    metrics_path = args.out.with_suffix(".metrics.json")
+    metrics_path.write_text(json.dumps(metrics, indent=1) + "\n")
+    int8 = quantize(args.out, int8_path(args.out))
+    print(f"wrote {args.out}, {metrics_path} and {int8}")
+    print(f"validation cell accuracy {metrics['cell_accuracy']:.4%}")
+
+
+def _training_of(model: Path) -> dict | None:
+    """The ``training`` entry of the metrics file beside ``model``, if there is one."""
+    path = Path(model).with_suffix(".metrics.json")
+    return json.loads(path.read_text()).get("training") if path.exists() else None
 
 
 if __name__ == "__main__":
