@@ -1,11 +1,13 @@
 """Train the cell classifier on rendered sheets and export it to ONNX.
 
-``python -m models.train`` with its defaults reproduces the committed ``models/cells.onnx``
-(session 16: synthesis 18, the net widened 1.25 times in session 14, :data:`models.net.LAYERS`;
-33 minutes of training on a busy machine after 17 minutes of rendering, ``training`` in the
-metrics file; later runs take the rendered cells from the cache) and writes beside it the
-8-bit copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an
-``--out X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
+``python -m models.train`` with its defaults trains a model from scratch, as session 16
+did for the ancestor of the committed ``models/cells.onnx`` (synthesis 18, the net widened
+1.25 times in session 14, :data:`models.net.LAYERS`; 33 minutes of training on a busy
+machine after 17 minutes of rendering; later runs take the rendered cells from the cache;
+the committed model is session 21's mean of two fine-tunes of session 18's further-trained
+copy, :mod:`models.soup`; the README gives the commands) and writes beside it the 8-bit
+copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out
+X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
 (:func:`models.net.widened`); session 14 trained the sessions 9-13 net and the 1.25-wide
 one on synthesis 16, and the wide one read the held-out tune photos better (README).
 Session 15 tried ``--width 1.2`` (1.5 times the sessions 9-13 net, 397k parameters, 23
