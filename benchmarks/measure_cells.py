@@ -14,7 +14,8 @@ the very same scans; delete the folder after a scanner change; ``--scan-only`` f
 cache and reads nothing; a ``--model`` given as ``PATH@MIN_PROB,MIN_MARGIN`` flags cells for
 review with these thresholds instead of ``scanner.classify``'s, so the same model can be
 measured with two review rules in one run; ``PATH!STEP`` reads without one of the reading
-steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``; repeatable,
+steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``,
+``lookalikes``, ``unfilled-ruins``: the review of ruins read empty; repeatable,
 e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
@@ -85,7 +86,7 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
 
 
 #: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
-STEPS = ("consistency", "second-look", "neighbours", "lookalikes")
+STEPS = ("consistency", "second-look", "neighbours", "lookalikes", "unfilled-ruins")
 
 
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
@@ -134,6 +135,7 @@ def use_model(spec: str | None) -> None:
     classify.set_second_look("second-look" not in out)
     classify.set_neighbours("neighbours" not in out)
     classify.set_lookalikes("lookalikes" not in out)
+    classify.set_unfilled_ruins("unfilled-ruins" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS

@@ -73,6 +73,9 @@ LOOKALIKE_MIN_SIM = 0.8
 LOOKALIKE_WEIGHT = 3.0
 #: Review reason of a cell whose class its look-alikes changed.
 DECIDED_BY_LOOKALIKES = "decided by look-alikes"
+#: Review reason of a ruins space read as empty, however surely: the bare printed icon
+#: and a faint drawing over it are what the model tells apart worst (README, session 21).
+UNFILLED_RUINS = "unfilled ruins"
 
 _PRINTED = "^#"
 _threads = 1
@@ -82,6 +85,7 @@ _second_look = True
 _neighbours = True
 _covered = True
 _lookalikes = True
+_unfilled_ruins = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -141,6 +145,12 @@ def set_lookalikes(on: bool) -> None:
     """Switch the look-alike vote on or off for later calls."""
     global _lookalikes
     _lookalikes = bool(on)
+
+
+def set_unfilled_ruins(on: bool) -> None:
+    """List every ruins space read as empty for review (on by default; see classify_cells)."""
+    global _unfilled_ruins
+    _unfilled_ruins = bool(on)
 
 
 def set_covered(on: bool) -> None:
@@ -415,11 +425,14 @@ def review_cells(
     decided: np.ndarray | None = None,
     covered: np.ndarray | None = None,
     lookalike: np.ndarray | None = None,
+    unfilled: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
     the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
-    those ``lookalike`` marks (``(121,)`` bool: their look-alikes chose it) and those
-    ``covered`` marks (``(121,)`` bool: hidden under something; this reason first)."""
+    those ``lookalike`` marks (``(121,)`` bool: their look-alikes chose it), those
+    ``covered`` marks (``(121,)`` bool: hidden under something; this reason first) and
+    those ``unfilled`` marks (``(121,)`` bool: ruins spaces read as empty; this reason
+    only when no other applies)."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
@@ -428,7 +441,8 @@ def review_cells(
     decided = np.zeros(len(probs), bool) if decided is None else decided
     covered = np.zeros(len(probs), bool) if covered is None else covered
     lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
-    doubtful = (low | close | decided | lookalike | covered) & free_cells(layout)
+    unfilled = np.zeros(len(probs), bool) if unfilled is None else unfilled
+    doubtful = (low | close | decided | lookalike | covered | unfilled) & free_cells(layout)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
         if covered[i]:
@@ -439,8 +453,10 @@ def review_cells(
             reason = DECIDED_BY_LOOKALIKES
         elif low[i]:
             reason = "low confidence"
-        else:
+        elif close[i]:
             reason = "close call"
+        else:
+            reason = UNFILLED_RUINS
         # The runner-up is always listed, however unlikely: a cell to check by
         # hand should say what else it may be.
         candidates = {
@@ -508,6 +524,7 @@ def classify_cells(
     covered: bool | None = None,
     lookalikes: bool | None = None,
     hidden: Future | None = None,
+    unfilled_ruins: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -525,7 +542,10 @@ def classify_cells(
     changed is listed as decided by it (by the neighbours if both did). A
     sheet that :func:`looks_blank` is read as empty. With ``covered``, cells hidden
     under a finger, a pencil or a card (:func:`scanner.covered.covered_cells`) are
-    listed for review as covered, keeping their best guess and candidates.
+    listed for review as covered, keeping their best guess and candidates. With
+    ``unfilled_ruins``, every ruins space read as empty is listed for review too (not on
+    a blank sheet): on tuning photos that catches faint drawings over the icon read
+    surely as empty, for about half a listed cell a sheet.
 
     Parameters
     ----------
@@ -545,6 +565,8 @@ def classify_cells(
     covered : look for covered cells; default :func:`set_covered`'s value (on).
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
+    unfilled_ruins : list ruins spaces read as empty; default :func:`set_unfilled_ruins`'s
+        value (on).
 
     Returns
     -------
@@ -574,10 +596,14 @@ def classify_cells(
         probs = neighbour_prior(voted, layout)
     decided = probs.argmax(axis=1) != voted.argmax(axis=1)
     lookalike = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided
-    if looks_blank(probs, layout):
+    blank = looks_blank(probs, layout)
+    if blank:
         own = probs = _all_empty(probs, layout)
         decided = lookalike = None
     choice = probs.argmax(axis=1)
+    unfilled = None
+    if not blank and (_unfilled_ruins if unfilled_ruins is None else unfilled_ruins):
+        unfilled = _ruins_mask(layout) & (choice == CLASSES.index("."))
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
     conf = probs[np.arange(SIZE * SIZE), choice]
     confidence = tuple(
@@ -595,6 +621,8 @@ def classify_cells(
         confidence=confidence,
         probabilities=probs,
         model_probabilities=raw,
-        review=review_cells(own, layout, min_prob, min_margin, decided, hidden, lookalike),
+        review=review_cells(
+            own, layout, min_prob, min_margin, decided, hidden, lookalike, unfilled
+        ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from scanner.classify import apply_layout_prior, looks_blank, review_cells
+from scanner.classify import UNFILLED_RUINS, apply_layout_prior, looks_blank, review_cells
 from scanner.normalize import CLASSES
 from scoring.layouts import SIDE_A, SIDE_B, parse_space
 
@@ -86,3 +86,19 @@ def test_a_few_doubtful_marks_on_an_empty_sheet_make_it_blank():
     assert not looks_blank(_doubtful(empty.copy(), ["D5"], "T", 0.99), SIDE_A)
     season = [f"{r}{c}" for r in "DEFG" for c in range(1, 6)]  # 20 cells drawn
     assert not looks_blank(_doubtful(empty.copy(), season, "F", 0.8), SIDE_A)
+
+
+def test_ruins_read_empty_are_listed_as_unfilled_unless_another_reason_applies():
+    """The marked ruins spaces are listed even when surely empty; a doubtful one keeps
+    its doubt as the reason; unmarked sure cells stay off the list."""
+    probs = apply_layout_prior(_confident(".", 0.999), SIDE_A)
+    unfilled = np.zeros(121, bool)
+    unfilled[[_index("B6"), _index("C2")]] = True  # side A ruins
+    probs[_index("C2")] = 0.0
+    probs[_index("C2"), CLASSES.index(".")] = 0.6
+    probs[_index("C2"), CLASSES.index("F")] = 0.4
+    reviews = {r.space: r for r in review_cells(probs, SIDE_A, unfilled=unfilled)}
+    assert set(reviews) == {"B6", "C2"}
+    assert reviews["B6"].reason == UNFILLED_RUINS
+    assert reviews["C2"].reason == "low confidence"
+    assert review_cells(probs, SIDE_A) == (reviews["C2"],)
