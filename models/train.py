@@ -35,7 +35,9 @@ batches from scratch on canonical views (``make_view``), then ``--fine-steps`` b
 ``scan_photo``). ``--sparse-sheets N`` (200 by default) adds N views of blank and
 part-played sheets (seeds ``SPARSE_SEED..``). A 200-sheet run with the previous step
 counts (2200 + 1800) validated at 95.7 % of cells against 96.1 % without them; with
-3300 + 2700 steps it validates at 96.3 %.
+3300 + 2700 steps it validates at 96.3 %. ``--empty-ruins K`` (1 by default) samples
+ruins spaces left empty K times more often (:func:`_sampling_weights`); the committed
+model's two runs used 4 (with 800 sparse sheets) and 8 (with 200), README session 21.
 
 ``--augment-extra`` (0 by default) adds a small turn and scale, fainter ink, thicker or
 thinner strokes and JPEG blocks to a share of the cells; ``--shadow-share`` (0) crosses a
