@@ -204,10 +204,11 @@ def test_rendered_blank_sheets_read_as_empty():
 
 
 def test_every_ruins_space_read_empty_is_listed_for_review():
-    """RULES: ruins spaces are printed with an icon; a shape may cover them. The bare
-    icon and a faint drawing over it are the model's hardest call, so a ruins space read
-    as empty is always listed ("unfilled ruins"), and only with the step on. Sheets
-    after two seasons (models.synth, played=2) leave some ruins spaces empty."""
+    """RULES.md: "A ruins space is *empty* until a terrain is drawn on it; the printed
+    icon stays". The bare icon and a faint drawing over it are the model's hardest call,
+    so a ruins space read as empty is always listed ("unfilled ruins"), and only with the
+    step on. Sheets after two seasons (models.synth, played=2) leave some ruins spaces
+    empty."""
     from models.synth import make_view
 
     listed = 0
