@@ -9,20 +9,20 @@ copy, :mod:`models.soup`; the README gives the commands) and writes beside it th
 copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out
 X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
 (:func:`models.net.widened`); session 14 trained the sessions 9-13 net and the 1.25-wide
-one on synthesis 16, and the wide one read the held-out tune photos better (README).
+one on synthesis 16, and the wide one read the held-out tune photos better (docs/figures.md).
 Session 15 tried ``--width 1.2`` (1.5 times the sessions 9-13 net, 397k parameters, 23
 and 21 minutes from the cache, seeds 0 and 1): both runs read own normal photos better
-but held-out normal ones worse (more empty cells read as farms); not the default (README).
+but held-out normal ones worse (more empty cells read as farms); not the default (docs/figures.md).
 Session 16's helper trained the defaults on synthesis 18 with an earlier synthesis-17
 template (wider farms, water and empty cells, :mod:`models.synth.draw`): held-out normal
 tune photos 174 -> 171 misread cells, own hard ones 807 -> 859; not committed. The lead's
-run on the final synthesis 18 is the committed model (README, session 16).
+run on the final synthesis 18 is the committed model (docs/figures.md, session 16).
 Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
 14 (``--steps 4400 --fine-steps 3600``, and ``--pool flat``, :mod:`models.net`) read
 fewer cells wrong on the tune photos but are surer when wrong (fewer misread cells
-flagged for review); neither is the default (README "Cell classifier", session 12).
+flagged for review); neither is the default (docs/history.md, "Cell classifier", session 12).
 ``--label-smoothing`` (0.02, the value always used) spreads that share of each target
 over all classes. Session 13 trained the longer schedule with 0.1 and 0.05: the models
 are less sure of right and wrong readings alike (more cells flagged at the same
@@ -37,7 +37,7 @@ part-played sheets (seeds ``SPARSE_SEED..``). A 200-sheet run with the previous 
 counts (2200 + 1800) validated at 95.7 % of cells against 96.1 % without them; with
 3300 + 2700 steps it validates at 96.3 %. ``--empty-ruins K`` (1 by default) samples
 ruins spaces left empty K times more often (:func:`_sampling_weights`); the committed
-model's two runs used 4 (with 800 sparse sheets) and 8 (with 200), README session 21.
+model's two runs used 4 (with 800 sparse sheets) and 8 (with 200), docs/figures.md session 21.
 
 ``--augment-extra`` (0 by default) adds a small turn and scale, fainter ink, thicker or
 thinner strokes and JPEG blocks to a share of the cells; ``--shadow-share`` (0) crosses a
@@ -51,7 +51,7 @@ committed weights are synthesis 12's): the defaults, ``--augment-extra 1`` and t
 with ``--seed 1`` read own normal tune photos no better (155, 162, 155 misread cells
 against 155) and held-out normal sheets less often all right (11, 13, 10 against 15),
 though ``--augment-extra 1`` again cut hard-photo errors (own 828 -> 748 / 797, held-out
-383 -> 367 / 347); README "Cell classifier" has the table.
+383 -> 367 / 347); docs/history.md has the table.
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and

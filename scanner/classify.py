@@ -74,7 +74,7 @@ LOOKALIKE_WEIGHT = 3.0
 #: Review reason of a cell whose class its look-alikes changed.
 DECIDED_BY_LOOKALIKES = "decided by look-alikes"
 #: Review reason of a ruins space read as empty, however surely: the bare printed icon
-#: and a faint drawing over it are what the model tells apart worst (README, session 21).
+#: and a faint drawing over it are what the model tells apart worst (docs/figures.md, session 21).
 UNFILLED_RUINS = "unfilled ruins"
 
 _PRINTED = "^#"

@@ -102,7 +102,7 @@ def test_rendered_photos_are_read_better_with_the_vote():
 
     Session 18's model read the canonical views of these seeds better with the vote (30
     against 35); session 21's reads them no better (25 against 23 on these eight, 61 and 61
-    on 24): its benefit is on photos (README, session 21), so photos are what is tested.
+    on 24): its benefit is on photos (docs/figures.md, session 21), so photos are what is tested.
     """
     from models import synth
     from scanner.pipeline import scan_photo

@@ -79,7 +79,7 @@ def _colour_in(view: np.ndarray, cells, colour, rng) -> np.ndarray:
     """Colour cells in with pencil: hatching of one colour, 2 px strokes every 4 px
     with some pressure changes and paper between them, inside the cell (the grid lines
     stay), like a player filling a space. (A solid, even fill with no paper showing
-    looks like a small coloured card: see the README.)"""
+    looks like a small coloured card: see docs/figures.md.)"""
     out = view.copy()
     for r, c in cells:
         x0, y0 = (round(v) for v in to_canonical_px(c, r))
