@@ -645,6 +645,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--width", type=float, default=1.0, help="channels of every conv times this (models.net)"
     )
+    ap.add_argument(
+        "--first-pool",
+        action="store_true",
+        help="first conv at stride 1, then a 2x2 max-pool (models.net.first_pooled)",
+    )
     args = ap.parse_args(argv)
     if args.out.suffix != ".onnx":  # found out only at export, after the whole training
         ap.error(
@@ -677,9 +682,11 @@ def main(argv: list[str] | None = None) -> None:
         f"rendered {len(data.labels)} training and {len(val.labels)} validation cells "
         f"in {t_data:.0f} s; classes {np.bincount(data.labels, minlength=len(CLASSES))}"
     )
-    from models.net import LAYERS, widened
+    from models.net import LAYERS, first_pooled, widened
 
     layers = widened(LAYERS, args.width)
+    if args.first_pool:
+        layers = first_pooled(layers)
     model, state = None, None
     for k, (name, part, steps, lr) in enumerate(phases):
         print(f"phase {k + 1}: {steps} batches on {name} ({len(part.labels)} cells), lr {lr}")
