@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra
 
-from models.net import LAYERS, CellNet, export_onnx, output_side  # noqa: E402
+from models.net import LAYERS, CellNet, export_onnx, first_pooled, output_side  # noqa: E402
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, INPUT_PX  # noqa: E402
 
 
@@ -16,6 +16,27 @@ def test_output_side_is_the_last_conv_maps_side():
         net = CellNet(layers).eval()
         maps = net.features(torch.zeros(1, 3, INPUT_PX, INPUT_PX))
         assert maps.shape[-1] == maps.shape[-2] == output_side(layers)
+
+
+def test_first_pooled_sees_a_one_pixel_shift_the_stride_two_conv_can_miss():
+    """--first-pool: the first conv runs at every pixel, then a 2x2 max-pool; the maps
+    after it have the stride-2 conv's size, so every later layer is unchanged."""
+    layers = first_pooled(LAYERS)
+    assert layers[:2] == ((LAYERS[0][0], 1), "P") and layers[2:] == LAYERS[1:]
+    assert output_side(layers) == output_side(LAYERS)
+    # A one-pixel-wide vertical line on odd columns only: a stride-2 conv whose kernel
+    # reads only its centre column (one-hot weight) never samples those columns.
+    line = torch.zeros(1, 3, INPUT_PX, INPUT_PX)
+    line[..., 1::4] = 1.0
+    for spec, expect_seen in ((LAYERS, False), (layers, True)):
+        conv = CellNet(spec).features[0]
+        with torch.no_grad():
+            conv.weight.zero_()
+            conv.weight[:, :, 1, 1] = 1.0
+            seen = torch.nn.functional.conv2d(line, conv.weight, stride=conv.stride, padding=1)
+        assert bool(seen.abs().sum() > 0) == expect_seen
+    with pytest.raises(ValueError):
+        first_pooled(layers)  # already at stride 1
 
 
 @pytest.mark.parametrize("pool", ["mean", "flat"])
