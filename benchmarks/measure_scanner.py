@@ -38,7 +38,8 @@ Session 17 fitted the covered-cell detector on the tuning seeds above
 (benchmarks/fit_covered.py) and measured it once on 158000+. Session 18 measured on
 162000+ (plain and occluded) and 164000+ (hard), tuned on 300000-304099. Session 19
 measured the orientation change on 166000+ (normal and hard, 100 each); session 21 measured
-the same code on 168000+ (normal and hard, 100 each): use 170000+ next.
+the same code on 168000+ (normal and hard, 100 each), session 22 on 170000+ (the same):
+use 172000+ next.
 """
 
 from __future__ import annotations
