@@ -15,7 +15,8 @@ and 21 minutes from the cache, seeds 0 and 1): both runs read own normal photos 
 but held-out normal ones worse (more empty cells read as farms); not the default (docs/figures.md).
 ``--first-pool`` (:func:`models.net.first_pooled`) runs the first conv at stride 1 before a
 max-pool; session 22 trained it from the committed weights on synthesis 23 and it read the
-held-out normal tune photos much worse (166 misread cells against 115); not the default.
+held-out normal tune photos much worse (166 misread cells against 115), and from scratch
+(the defaults) worse again (189); not the default.
 Session 16's helper trained the defaults on synthesis 18 with an earlier synthesis-17
 template (wider farms, water and empty cells, :mod:`models.synth.draw`): held-out normal
 tune photos 174 -> 171 misread cells, own hard ones 807 -> 859; not committed. The lead's
