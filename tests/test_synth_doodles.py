@@ -119,3 +119,14 @@ def test_a_squiggle_water_is_one_stroke_and_quick_furrows_stay_near_straight():
             bends.append(np.abs(off).max())
     assert bends and max(bends) < 0.12  # a shaky line, not a wave
     assert sum(b > 0.005 for b in bends) >= 3  # and some furrows do wobble
+
+
+def test_some_monsters_are_bare_faces_and_every_bare_face_looks_angry():
+    """SHEET.md: "monster: a face (eyes and a jagged mouth, horns) or a spiky blob". Some
+    players draw just the face: no head, no horns. Each such design has angry eyes or a
+    jagged mouth (a bare face with plain eyes and mouth would be a smiley)."""
+    parts = [doodles.monster_parts(np.random.default_rng(seed)) for seed in range(600)]
+    bare = [(eyes, mouth) for head, eyes, mouth, top in parts if head == top == "none"]
+    assert len(bare) >= 0.03 * len(parts), len(bare)
+    for eyes, mouth in bare:
+        assert eyes in doodles.ANGRY_EYES or mouth in doodles.JAGGED_MOUTHS, (eyes, mouth)

@@ -206,21 +206,36 @@ def _top(design, kind, cx, top, rx) -> Lines:
     return out
 
 
-def monster(rng: np.random.Generator, design: np.random.Generator) -> Lines:
-    """A face or a creature: head x eyes x mouth x horns/ears/antennae, all sized freely."""
-    head = str(design.choice(HEADS, p=(0.14, 0.2, 0.18, 0.14, 0.17, 0.17)))
+#: Eyes and mouths that make a bare face (no head, no horns) a monster, as SHEET.md's
+#: "a face (eyes and a jagged mouth, horns)": angry eyes or a jagged mouth.
+ANGRY_EYES = ("brows", "slits", "x")
+JAGGED_MOUTHS = ("zigzag", "fangs")
+
+
+def monster_parts(design: np.random.Generator) -> tuple[str, str, str, str]:
+    """A player's monster design: (head, eyes, mouth, top), from :data:`HEADS`, :data:`EYES`,
+    :data:`MOUTHS` and :data:`TOPS`. Synthesis 23: a face with neither head nor top is
+    drawn when its eyes are angry or its mouth jagged (before, every one got horns)."""
+    head = str(design.choice(HEADS, p=(0.2, 0.17, 0.16, 0.14, 0.16, 0.17)))
     eyes = str(design.choice(EYES))
     mouth = str(design.choice(MOUTHS))
     if head == "none" and mouth == "line":  # a bare line under two eyes is a smiley, not a monster
         mouth = str(design.choice(MOUTHS[:4]))
     top = str(design.choice(TOPS, p=(0.35, 0.35, 0.15, 0.15)))
-    if head == "none" and top == "none":
+    bare_ok = eyes in ANGRY_EYES or mouth in JAGGED_MOUTHS
+    if head == "none" and top == "none" and not bare_ok:
         top = "horns"
     if head == "spiky" and design.random() < 0.6:
         top = "none"
     friendly = eyes in ("dots", "filled", "open") and head in ("circle", "oval", "square")
     if friendly and top == "none":  # a round face with plain eyes needs horns to scare
         top = str(design.choice(TOPS[1:], p=(0.6, 0.2, 0.2)))
+    return head, eyes, mouth, top
+
+
+def monster(rng: np.random.Generator, design: np.random.Generator) -> Lines:
+    """A face or a creature: head x eyes x mouth x horns/ears/antennae, all sized freely."""
+    head, eyes, mouth, top = monster_parts(design)
     rx = design.uniform(0.24, 0.34)
     ry = rx * (design.uniform(1.1, 1.3) if head == "oval" else design.uniform(0.8, 1.0))
     if head == "oval" and design.random() < 0.4:  # a wide oval

@@ -541,7 +541,8 @@ def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generato
     After the publisher's sheet: a single ragged hole (no dashes across it) whose torn
     edge wanders a tenth of a cell or more either side of the cells' borders, outlined
     in near-black, its cliffs shaded brown in vertical streaks inside the edge, a grey
-    floor with faint cracks, and a scorched halo on the paper around it.
+    floor with faint cracks, and a scorched halo on the paper around it that fades over
+    0.08-0.2 of a cell (synthesis 23; the publisher's, about 0.1: test_synth.py).
     """
     cells = sorted(layout.wasteland)
     r0 = min(r for r, _ in cells) - 1
@@ -569,7 +570,7 @@ def _rift(img, cv: Canvas, pr: Printing, layout: Layout, rng: np.random.Generato
     region = img[y0 : y0 + h, x0 : x0 + w].astype(np.float32)
     # The halo: paper scorched brown for a short way outside the edge.
     outside = cv2.distanceTransform(1 - hole, cv2.DIST_L2, 3) / ppc
-    halo = float(rng.uniform(0.15, 0.5)) * np.exp(-outside / rng.uniform(0.04, 0.1))[..., None]
+    halo = float(rng.uniform(0.25, 0.55)) * np.exp(-outside / rng.uniform(0.08, 0.2))[..., None]
     region = region * (1 - halo) + np.array([70, 100, 140], np.float32) * halo
     # The floor, and the cliffs: brown streaks running down, darkest at the edge.
     floor = np.array(rng.choice([(150, 150, 146), (138, 142, 150), (128, 136, 146)]), np.float32)
