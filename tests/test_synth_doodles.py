@@ -130,3 +130,33 @@ def test_some_monsters_are_bare_faces_and_every_bare_face_looks_angry():
     assert len(bare) >= 0.03 * len(parts), len(bare)
     for eyes, mouth in bare:
         assert eyes in doodles.ANGRY_EYES or mouth in doodles.JAGGED_MOUTHS, (eyes, mouth)
+
+
+def _turns(p: np.ndarray) -> int:
+    """How many times a polyline turns back up or down (the teeth of a zigzag)."""
+    dy = np.sign(np.diff(np.asarray(p, float)[:, 1]))
+    dy = dy[dy != 0]
+    return int((dy[1:] != dy[:-1]).sum())
+
+
+def test_a_minimal_players_monster_is_sometimes_a_quick_face():
+    """SHEET.md: "quick minimal marks" and "monster: a face (eyes and a jagged mouth,
+    horns)". A quick monster may be a zigzag or a cross, or two eyes with a jagged mouth
+    or a crown of horns (an "M") (synthesis 24): two short eye marks side by side, and one
+    stroke with at least three turns (the icon is drawn at the player's scale)."""
+    style = random_style(np.random.default_rng(0), "minimal")
+    faces = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        style = replace(style, variants={**style.variants, MONSTER: seed % 4})
+        lines = icon_lines(rng, style, MONSTER, ruins=False)
+        short = [p for p in lines if np.ptp(p, axis=0).max() < 0.1]
+        long = [p for p in lines if np.ptp(p, axis=0).max() >= 0.1]
+        if len(short) == 2:
+            faces += 1
+            left, right = sorted(short, key=lambda p: p[:, 0].mean())
+            eye = max(np.ptp(left, axis=0).max(), np.ptp(right, axis=0).max())
+            assert right[:, 0].mean() - left[:, 0].mean() > 1.5 * eye, seed  # two eyes apart
+            assert abs(right[:, 1].mean() - left[:, 1].mean()) < 0.1, seed  # level
+            assert len(long) == 1 and _turns(long[0]) >= 3, seed
+    assert faces >= 40, faces

@@ -433,7 +433,37 @@ def _monster(rng, variant):
     return lines
 
 
+def _minimal_monster(rng, variant: int) -> list:
+    """A monster drawn quickly: a zigzag, a cross, or (synthesis 24) a face reduced to
+    two eyes and a jagged mouth, or two eyes under a crown of horns (an "M")."""
+    if variant == 0:
+        return [[(0.25, 0.6), (0.35, 0.3), (0.45, 0.6), (0.55, 0.3), (0.65, 0.6), (0.75, 0.3)]]
+    if variant == 1:
+        return [[(0.3, 0.3), (0.7, 0.7)], [(0.7, 0.3), (0.3, 0.7)]]
+    gap = rng.uniform(0.12, 0.2)
+    size = rng.uniform(0.015, 0.05)  # dots, or short dashes
+    if variant == 2:  # two eyes over a zigzag mouth
+        ey, my = rng.uniform(0.3, 0.42), rng.uniform(0.58, 0.7)
+        teeth = int(rng.integers(3, 6))
+        xs = np.linspace(0.28, 0.72, 2 * teeth + 1)
+        mark = [(x, my + (0.06 if i % 2 else -0.04)) for i, x in enumerate(xs)]
+    else:  # an "M" of horns, two eyes under its peaks or below it
+        top = rng.uniform(0.22, 0.32)
+        low = top + rng.uniform(0.2, 0.3)
+        mark = [(0.25, low + 0.05), (0.33, top), (0.5, low - 0.04), (0.67, top), (0.75, low + 0.05)]
+        if rng.random() < 0.6:
+            gap, ey = rng.uniform(0.15, 0.19), top + rng.uniform(0.12, 0.18)
+        else:
+            ey = low + rng.uniform(0.08, 0.12)
+    eyes = [[(0.5 + d * gap, ey), (0.5 + d * gap + size, ey + size * 0.7)] for d in (-1, 1)]
+    return [*eyes, mark]
+
+
 def _minimal(rng, terrain, variant):
+    """A quick mark for ``terrain``: designs 0-1 (every terrain), 2-3 (monsters only)."""
+    if terrain == MONSTER:
+        return _minimal_monster(rng, variant)
+    variant %= 2
     if terrain == FOREST:
         return [[(0.5, 0.25), (0.3, 0.7), (0.7, 0.7), (0.5, 0.25)]]
     if terrain == VILLAGE:
@@ -445,11 +475,6 @@ def _minimal(rng, terrain, variant):
         return [
             np.stack([x, y + 0.1 * np.sin((x - 0.22) / 0.56 * 3 * np.pi)], 1) for y in (0.4, 0.62)
         ]
-    return (
-        [[(0.3, 0.3), (0.7, 0.7)], [(0.7, 0.3), (0.3, 0.7)]]
-        if variant
-        else [[(0.25, 0.6), (0.35, 0.3), (0.45, 0.6), (0.55, 0.3), (0.65, 0.6), (0.75, 0.3)]]
-    )
 
 
 _FIXED = {FOREST: _tree, VILLAGE: _house, FARM: _farm, WATER: _water, MONSTER: _monster}
@@ -475,7 +500,7 @@ def icon_lines(rng, style: Style, terrain: str, ruins: bool) -> list[np.ndarray]
     if variant == COMPOSED[terrain] and terrain in style.designs and rng.random() < 0.9:
         design = np.random.default_rng(style.designs[terrain])
     if style.name == "minimal" and variant < 4:
-        lines = _minimal(rng, terrain, variant % 2)
+        lines = _minimal(rng, terrain, variant)
     else:
         lines = ICONS[terrain](rng, variant, design)
     scale = style.size * rng.uniform(0.88, 1.12)
