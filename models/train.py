@@ -4,8 +4,9 @@
 did for the ancestor of the committed ``models/cells.onnx`` (synthesis 18, the net widened
 1.25 times in session 14, :data:`models.net.LAYERS`; 33 minutes of training on a busy
 machine after 17 minutes of rendering; later runs take the rendered cells from the cache;
-the committed model is session 21's mean of two fine-tunes of session 18's further-trained
-copy, :mod:`models.soup`; the README gives the commands) and writes beside it the 8-bit
+the committed model is session 23's fine-tune, on synthesis 24, of session 21's mean of two
+fine-tunes of session 18's further-trained copy, :mod:`models.soup`; the README gives the
+commands) and writes beside it the 8-bit
 copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out
 X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
 (:func:`models.net.widened`); session 14 trained the sessions 9-13 net and the 1.25-wide
@@ -20,7 +21,8 @@ held-out normal tune photos much worse (166 misread cells against 115), and from
 Session 16's helper trained the defaults on synthesis 18 with an earlier synthesis-17
 template (wider farms, water and empty cells, :mod:`models.synth.draw`): held-out normal
 tune photos 174 -> 171 misread cells, own hard ones 807 -> 859; not committed. The lead's
-run on the final synthesis 18 is the committed model (docs/figures.md, session 16).
+run on the final synthesis 18 became the committed model's ancestor (docs/figures.md,
+session 16).
 Session 12 found that the then committed
 model reads its own training cells no better than the validation photos (normal photos
 98.3-98.9 % either way): it is held back by fitting, not by data. Two runs on synthesis
