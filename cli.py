@@ -70,6 +70,29 @@ def _parse_coins(text: str | None) -> list[int] | None:
     return values
 
 
+def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
+    """``--set SPACE=TERRAIN`` (repeatable, or comma-separated) -> space -> symbol."""
+    if not values:
+        return {}
+    from app.corrections import BadCorrection, parse_corrections
+
+    if n_inputs != 1:
+        raise _usage(f"--set corrects one sheet: give one photo or map, got {n_inputs} inputs")
+    try:
+        return parse_corrections(values)
+    except BadCorrection as err:
+        raise _usage(str(err)) from None
+
+
+def _corrected(item, fixes: dict):
+    """The loaded input with the spaces set by hand (raises BadCorrection on printed ones)."""
+    if not fixes:
+        return item
+    from app.corrections import apply_corrections
+
+    return replace(item, sheet=apply_corrections(item.sheet, fixes))
+
+
 def _check_side(side: str) -> str | None:
     key = side.strip()
     if key.lower() == "auto":
@@ -126,10 +149,14 @@ def score(
         None, "--explain", help="With --overlay: draw what earned this card's points (A-D or card)."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
+    set_cells: list[str] = typer.Option(
+        None, "--set", help="Correct a space by hand, e.g. C3=F or C3=farm,E7=. (one input)."
+    ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
     deal = _parse_cards(cards)
     coin_values = _parse_coins(coins)
+    fixes = _parse_fixes(set_cells, len(inputs))
     side_key = _check_side(side)
     lang = _check_lang(lang)
     if per_season and len(inputs) > 4:
@@ -160,6 +187,7 @@ def score(
                 in_side = side_key or (found.side if found else None)
                 keep = overlay is not None
                 item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
+                item = _corrected(item, fixes)
                 if item.cards is None and found is not None and found.cards is not None:
                     item = replace(item, cards=found.cards)
                 loaded.append((str(path), item, None))
@@ -433,6 +461,9 @@ def read(
         None, "--overlay", help="Also write the sheet with each cell's reading (PNG/JPEG)."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
+    set_cells: list[str] = typer.Option(
+        None, "--set", help="Correct a space by hand, e.g. C3=F or C3=farm,E7=."
+    ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.inputs import load_input, use_second_thread
@@ -440,8 +471,10 @@ def read(
 
     use_second_thread()
     side_key = _check_side(side)
+    fixes = _parse_fixes(set_cells, 1)
     try:
         item = load_input(photo, side=side_key, keep_view=overlay is not None, photo_only=True)
+        item = _corrected(item, fixes)
         if overlay is not None:
             from app.overlay import draw_overlay, write_overlay
 
@@ -456,6 +489,8 @@ def read(
         typer.echo(f"; check {r.space}: {r.reason}")
     for note in sheet.notes:
         typer.echo(f"; note: {note}")
+    for fix in sheet.corrected:
+        typer.echo(f"; set by hand: {fix.space} {fix.symbol} (read {fix.read})")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
     if overlay is not None:
         _err(f"overlay written to {overlay}")

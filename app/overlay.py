@@ -2,9 +2,10 @@
 
 :func:`draw_overlay` draws, on the scanner's canonical view (or, for a map file, on
 a clean rendered grid of the same geometry), each cell's class and confidence, a red
-frame around cells needing review, and optionally one card's explanation: the
-spaces that earned points (tinted), the scoring clusters (outlined), full rows or
-columns (framed) and complete diagonals (a line through them).
+frame around cells needing review, a blue one around spaces set by hand, and
+optionally one card's explanation: the spaces that earned points (tinted), the
+scoring clusters (outlined), full rows or columns (framed) and complete diagonals
+(a line through them).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ LABEL_COLOURS = {
     EMPTY: (110, 110, 110),
 }
 REVIEW_COLOUR = (0, 0, 255)
+SET_COLOUR = (255, 0, 0)  # blue frame: a space set by hand (score --set)
 HIGHLIGHT = (0, 215, 255)  # amber tint on scoring spaces
 CLUSTER_COLOURS = [(255, 0, 200), (0, 160, 255), (255, 120, 0), (0, 200, 0), (200, 0, 0)]
 # Fills of the clean grid drawn for map files (light tints of the terrain colours).
@@ -141,13 +143,16 @@ def draw_overlay(
 
 def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
     review = {parse_space(r.space) for r in sheet.review}
+    by_hand = {parse_space(c.space) for c in sheet.corrected}
     grid = sheet.map.grid
     for r in range(SIZE):
         for c in range(SIZE):
             x0, y0, x1, y1 = _cell_rect(r, c)
             sym = grid[r][c]
             label = sym
-            if sheet.confidence is not None:
+            if (r, c) in by_hand:
+                label += " set"
+            elif sheet.confidence is not None:
                 label += f" {sheet.confidence[r][c]:.2f}".replace("0.", ".").replace("1.00", "1")
             # A white tag in the cell's top-left corner keeps the label readable on any ink.
             (tw, th), _ = cv2.getTextSize(label, FONT, 0.38, 1)
@@ -157,6 +162,8 @@ def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
             )
             if (r, c) in review:
                 cv2.rectangle(img, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), REVIEW_COLOUR, 3)
+            elif (r, c) in by_hand:
+                cv2.rectangle(img, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), SET_COLOUR, 3)
 
 
 def _draw_explanation(img: np.ndarray, game: GameResult, edict: str) -> None:
@@ -194,6 +201,8 @@ def _draw_title(
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
+    if sheet.corrected:
+        lines[0] += f"  {len(sheet.corrected)} set by hand (blue)"
     if game is not None and explain is not None:
         card = CARDS[game.cards[explain]]
         res = game.card_results[explain]

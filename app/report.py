@@ -91,6 +91,10 @@ def sheet_json(
             if sheet.coin_confidence is None
             else round(float(sheet.coin_confidence), 3),
         }
+    if sheet.corrected:
+        out["set_by_hand"] = [
+            {"space": c.space, "symbol": c.symbol, "read": c.read} for c in sheet.corrected
+        ]
     if sheet.confidence is not None or sheet.review:
         out["review"] = [
             {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
@@ -205,6 +209,12 @@ def review_table(sheet: Sheet) -> Table:
     return table
 
 
+def corrected_line(sheet: Sheet) -> str:
+    """The spaces set by hand (``--set``), each with what had been read there."""
+    fixes = ", ".join(f"{c.space} {c.symbol} (read {c.read})" for c in sheet.corrected)
+    return f"Set by hand: {fixes}"
+
+
 def coins_line(sheet: Sheet, game: GameResult) -> str:
     """Where the coins counted in the seasons come from."""
     used = game.seasons[-1].coins
@@ -238,6 +248,8 @@ def render_sheet(
     if sheet.review:
         console.print(review_heading(sheet), style="yellow")
         console.print(review_table(sheet))
+    if sheet.corrected:
+        console.print(corrected_line(sheet))
     console.print(coins_line(sheet, game))
     console.print(_cards_table(game, lang))
     monsters = game.monsters

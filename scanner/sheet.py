@@ -21,6 +21,15 @@ class Review:
 
 
 @dataclass(frozen=True)
+class Correction:
+    """A space a person set by hand (``score --set``): what it holds, and what was read."""
+
+    space: str
+    symbol: str
+    read: str
+
+
+@dataclass(frozen=True)
 class Sheet:
     """One recognised sheet.
 
@@ -37,3 +46,4 @@ class Sheet:
     notes: tuple[str, ...] = field(default=())
     orientation: int = 0  # degrees the photo was turned to read it upright
     fit: float | None = None  # how well the detected grid fits the 11 x 11 lattice (0..1)
+    corrected: tuple[Correction, ...] = ()  # spaces set by hand, in the map already

@@ -167,3 +167,26 @@ def test_a_blank_printed_sheet_scores_as_an_empty_map_once_checked(side, tmp_pat
     assert "blank sheet: nothing is drawn on the map; scored as an empty map" in got["notes"]
     # No forest, water, farm, village, full row or column, monster or coin: 0 everywhere.
     assert got["total"] == 0
+
+
+@pytest.mark.parametrize("photo", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_sample_photo_scores_as_its_truth_once_set_by_hand(photo, tmp_path):
+    """The same check in one command: `score PHOTO --set` each flagged space to the drawing."""
+    truth = json.loads(photo.with_suffix(".json").read_text())
+    first = json.loads(run("score", str(photo), "--json", "--cards", deal(truth)).stdout)
+    fixes = [
+        f"{r['space']}={truth['grid']['ABCDEFGHIJK'.index(r['space'][0])][int(r['space'][1:]) - 1]}"
+        for r in first["review"]
+    ]
+    extra = ["--set", ",".join(fixes)] if fixes else []
+    if any(note.startswith("coin count") for note in first["notes"]):
+        extra += ["--coins", str(truth["coins"])]
+    res = run("score", str(photo), "--json", "--cards", deal(truth), *extra)
+    assert res.exit_code == 0, res.stderr
+    got = json.loads(res.stdout)
+    assert (got["grid"], got["review"]) == (truth["grid"], [])
+    assert len(got.get("set_by_hand", [])) == len(fixes)
+    typed = run("score", str(typed_map(truth, tmp_path)), "--json", "--cards", deal(truth))
+    want = json.loads(typed.stdout)
+    for key in ("card_points", "monsters", "seasons", "total", "solo"):
+        assert got[key] == want[key], key
