@@ -84,6 +84,13 @@ def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
         raise _usage(str(err)) from None
 
 
+def _fixes_for(path: Path, settings, given: dict) -> dict:
+    """The spaces set by hand for one input: the settings file's ``[set]`` for it, then
+    ``--set`` (which wins on a space both name)."""
+    from_file = settings.fixes_for(path) if settings is not None else {}
+    return {**from_file, **given}
+
+
 def _corrected(item, fixes: dict):
     """The loaded input with the spaces set by hand (raises BadCorrection on printed ones)."""
     if not fixes:
@@ -163,6 +170,7 @@ def score(
         raise _usage(f"--per-season takes 1 to 4 inputs (spring..winter), got {len(inputs)}")
     if explain is not None and overlay is None:
         raise _usage("--explain draws on the overlay: give --overlay PATH too")
+    settings = None
     if cards_file is not None:
         settings = _load_settings(cards_file)
         side_key = side_key or settings.side
@@ -187,7 +195,7 @@ def score(
                 in_side = side_key or (found.side if found else None)
                 keep = overlay is not None
                 item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
-                item = _corrected(item, fixes)
+                item = _corrected(item, _fixes_for(path, settings or found, fixes))
                 if item.cards is None and found is not None and found.cards is not None:
                     item = replace(item, cards=found.cards)
                 loaded.append((str(path), item, None))
@@ -375,9 +383,11 @@ def batch(
         overlay_name,
         read_results,
     )
+    from app.corrections import fixes_text
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)
+    settings = None
     if cards_file is not None:
         settings = _load_settings(cards_file)
         side_key = side_key or settings.side
@@ -393,23 +403,29 @@ def batch(
     except (BadResultsFile, OSError) as err:
         raise _usage(_one_line(err)) from None
     collected = collect_inputs(inputs, exclude=[out] + ([html] if html else []))
+    # A sheet is done when scored without error with the spaces now set for it by hand.
     done = finished_sources(previous)
-    todo = [f for f in collected.files if os.path.realpath(f) not in done]
     overlay_dir = None
     if html is not None:
         overlay_dir = html.with_name(html.stem + "_files")
         overlay_dir.mkdir(parents=True, exist_ok=True)
-    jobs = []
-    for path in todo:
-        nearby, job_side = None, side_key
+    jobs, todo = [], []
+    for path in collected.files:
+        nearby, job_side, found = None, side_key, None
         if deal is None and cards_file is None:
             found = _nearby_settings(Path(path))
             if found is not None:
                 nearby, job_side = found.cards, side_key or found.side
+        fixes = _fixes_for(Path(path), settings or found, {})
+        if done.get(os.path.realpath(path)) == fixes_text(fixes):
+            continue
+        todo.append(path)
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
-        jobs.append(Job(path, deal, job_side, overlay, default_cards=nearby))
+        jobs.append(
+            Job(path, deal, job_side, overlay, default_cards=nearby, fixes=tuple(fixes.items()))
+        )
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")
     if len(todo) < len(collected.files):

@@ -39,7 +39,10 @@ COLUMNS = (
     "stars_lost_to_monsters",
     "notes",
     "error",
+    "set_by_hand",
 )
+#: The columns of results files written before ``set_by_hand`` (still read and appended to).
+FIRST_COLUMNS = COLUMNS[: COLUMNS.index("error") + 1]
 INT_COLUMNS = frozenset(
     ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
     + ["solo_rating", "review", "stars_lost_to_monsters"]
@@ -64,6 +67,7 @@ class Job:
     side: str | None = None
     overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
     default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
+    fixes: tuple = ()  # ((row, col), symbol) pairs: spaces set by hand ([set] in settings)
 
 
 @dataclass(frozen=True)
@@ -186,12 +190,14 @@ def score_job(job: Job) -> dict:
 
 
 def _score(job: Job) -> dict:
+    from app.corrections import apply_corrections, fixes_text
     from app.report import sheet_notes
     from scoring.game import score_game
 
     want_view = job.overlay is not None
     loaded = load_input(job.source, side=job.side, keep_view=want_view and is_photo(job.source))
-    sheet = loaded.sheet
+    fixes = dict(job.fixes)
+    sheet = apply_corrections(loaded.sheet, fixes)
     cards = job.cards or loaded.cards or job.default_cards
     if cards is None:
         raise ValueError(f"{job.source}: {NO_CARDS}")
@@ -214,6 +220,7 @@ def _score(job: Job) -> dict:
         "stars_lost_to_monsters": game.stars_lost_to_monsters,
         "notes": "; ".join(sheet_notes(sheet, game)),
         "error": "",
+        "set_by_hand": fixes_text(fixes),
     }
     return row
 
@@ -253,7 +260,7 @@ def read_results(path: str | Path) -> list[dict]:
     lines = text.splitlines()
     reader = csv.reader(lines)
     header = next(reader, None)
-    if header is None or tuple(header[: len(COLUMNS)]) != COLUMNS:
+    if header is None or not _our_header(header):
         raise BadResultsFile(f"{path}: exists and is not a results file of cartoscore batch")
     complete = text.endswith("\n")
     for i, values in enumerate(reader, start=2):
@@ -261,6 +268,13 @@ def read_results(path: str | Path) -> list[dict]:
             continue
         rows.append({k: _number(k, v) for k, v in zip(header, values, strict=True)})
     return rows
+
+
+def _our_header(header: list[str]) -> bool:
+    """A results file's header: this version's columns, or an earlier version's (all up
+    to ``error``), maybe followed by more."""
+    n = min(len(header), len(COLUMNS))
+    return n >= len(FIRST_COLUMNS) and tuple(header[:n]) == COLUMNS[:n]
 
 
 def _number(key: str, value: str) -> object:
@@ -284,9 +298,21 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
     return list(by_key.values())
 
 
-def finished_sources(rows: Iterable[dict]) -> set[str]:
-    """Resolved paths of the sheets scored without error."""
-    return {_key(r["source"]) for r in latest_rows(rows) if not r.get("error")}
+def finished_sources(rows: Iterable[dict]) -> dict[str, str]:
+    """Resolved paths of the sheets scored without error, with the spaces that were set by
+    hand for them (:func:`app.corrections.fixes_text`; "" for none, and in files written
+    before that column)."""
+    return {
+        _key(r["source"]): r.get("set_by_hand") or ""
+        for r in latest_rows(rows)
+        if not r.get("error")
+    }
+
+
+def _csv_header(path: Path) -> tuple[str, ...]:
+    """The column names on a results CSV's first line."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return tuple(next(csv.reader(f), COLUMNS))
 
 
 class ResultsWriter:
@@ -303,7 +329,9 @@ class ResultsWriter:
         self.file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
         if not new and cut:  # an interrupted run left half a line: end it
             self.file.write("\n")
-        self.csv = None if self.jsonl else csv.DictWriter(self.file, COLUMNS, extrasaction="ignore")
+        # An earlier version's file keeps its own columns (no half-filled rows).
+        columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
+        self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")
         if new and self.csv is not None:
             self.csv.writeheader()
         self.file.flush()

@@ -144,6 +144,14 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
     return bool(failures)
 
 
+def _notes(row: dict) -> str:
+    """A row's notes, and the spaces set by hand for its sheet."""
+    notes = [str(row.get("notes") or "")]
+    if row.get("set_by_hand"):
+        notes.append(f"set by hand: {row['set_by_hand']}")
+    return "; ".join(n for n in notes if n)
+
+
 def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | None) -> None:
     """A static page: the ranking with every column, each sheet's overlay as a thumbnail."""
     path = Path(path)
@@ -177,7 +185,7 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
             str(row["coins"]),
             *(str(row[f"card_{e}"]) for e in EDICTS),
             *(str(row[s[0]]) for s in SEASONS),
-            html_lib.escape(str(row.get("notes", ""))),
+            html_lib.escape(_notes(row)),
         ]
         out.append("<tr>" + "".join(f"<td>{v}</td>" for v in values) + "</tr>")
     out.append("</table>")

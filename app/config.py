@@ -7,13 +7,19 @@ given with ``--cards-file``::
     cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]  # edicts A-D
     side = "auto"   # optional: auto, A or B
 
-``cards`` may also be a table: ``[cards]`` with keys ``A`` .. ``D``.
+    [set]           # optional: spaces set by hand after checking, per sheet
+    "table3.jpg" = "C3=F,E7=T"
+    "round2/table5.jpg" = ["A1=forest", "B2=."]
+
+``cards`` may also be a table: ``[cards]`` with keys ``A`` .. ``D``. ``[set]`` names
+sheets by their path from the settings file's folder, with what ``score --set`` takes.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -21,8 +27,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from app.corrections import BadCorrection, parse_corrections
 from scoring.cards import UnknownCard, find_card
 from scoring.game import EDICTS
+from scoring.layouts import Space
 
 CONFIG_NAME = "cartoscore.toml"
 
@@ -33,11 +41,17 @@ class BadConfig(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """What a settings file fixes: cards by edict (ids), side ("A", "B" or None = detect)."""
+    """What a settings file fixes: cards by edict (ids), side ("A", "B" or None = detect),
+    and spaces set by hand per sheet (keyed by the sheet's resolved path)."""
 
     source: str
     cards: dict[str, str] | None = None
     side: str | None = None
+    fixes: dict[str, dict[Space, str]] = field(default_factory=dict)
+
+    def fixes_for(self, sheet: str | Path) -> dict[Space, str]:
+        """The spaces set by hand for one sheet (empty when the file names none)."""
+        return self.fixes.get(os.path.realpath(sheet), {})
 
 
 def load_settings(path: str | Path) -> Settings:
@@ -58,10 +72,28 @@ def load_settings(path: str | Path) -> Settings:
         raise BadConfig(f"{name}: cannot read ({e})") from None
     except tomllib.TOMLDecodeError as e:
         raise BadConfig(f"{name}: not valid TOML ({e})") from None
-    unknown = set(data) - {"cards", "side"}
+    unknown = set(data) - {"cards", "side", "set"}
     if unknown:
         raise BadConfig(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
-    return Settings(name, _cards(name, data.get("cards")), _side(name, data.get("side")))
+    fixes = _fixes(name, Path(path).parent, data.get("set"))
+    return Settings(name, _cards(name, data.get("cards")), _side(name, data.get("side")), fixes)
+
+
+def _fixes(name: str, folder: Path, value: object) -> dict[str, dict[Space, str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadConfig(f'{name}: [set] must be a table of sheets ("table3.jpg" = "C3=F")')
+    out = {}
+    for sheet, given in value.items():
+        items = [given] if isinstance(given, str) else given
+        if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+            raise BadConfig(f'{name}: [set] "{sheet}": give "C3=F,E7=T" or a list of them')
+        try:
+            out[os.path.realpath(folder / sheet)] = parse_corrections(items, f'[set] "{sheet}"')
+        except BadCorrection as err:
+            raise BadConfig(f"{name}: {err}") from None
+    return out
 
 
 def _cards(name: str, value: object) -> dict[str, str] | None:

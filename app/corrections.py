@@ -20,32 +20,32 @@ class BadCorrection(ValueError):
     """A ``--set`` the map cannot take (unreadable, or a printed space)."""
 
 
-def parse_corrections(values: list[str] | None) -> dict[Space, str]:
+def parse_corrections(values: list[str] | None, what: str = "--set") -> dict[Space, str]:
     """``["C3=F", "E7=forest,K1=."]`` -> ``{(2, 2): "F", (4, 6): "T", (10, 0): "."}``.
 
     Space names are case-insensitive; a terrain may be its map symbol or its name.
     Raises :class:`BadCorrection` naming the unreadable item, or a space set twice
-    to different terrains.
+    to different terrains; messages start with ``what`` (where the values came from).
     """
     out: dict[Space, str] = {}
     for value in values or []:
         for item in value.split(","):
             name, eq, terrain = item.partition("=")
             if not eq or not name.strip() or not terrain.strip():
-                raise BadCorrection(f"--set takes SPACE=TERRAIN (e.g. C3=F), got {item!r}")
+                raise BadCorrection(f"{what} takes SPACE=TERRAIN (e.g. C3=F), got {item!r}")
             try:
                 space = parse_space(name)
             except ValueError as err:
-                raise BadCorrection(f"--set {item.strip()}: {err}") from None
+                raise BadCorrection(f"{what} {item.strip()}: {err}") from None
             key = terrain.strip()
             symbol = SETTABLE.get(key.upper() if len(key) == 1 else key.lower())
             if symbol is None:
                 allowed = " ".join(DRAWN + EMPTY)
                 raise BadCorrection(
-                    f"--set {item.strip()}: {key!r} is not a terrain ({allowed} or its name)"
+                    f"{what} {item.strip()}: {key!r} is not a terrain ({allowed} or its name)"
                 )
             if out.get(space, symbol) != symbol:
-                raise BadCorrection(f"--set names {space_name(space)} twice, as two terrains")
+                raise BadCorrection(f"{what} names {space_name(space)} twice, as two terrains")
             out[space] = symbol
     return out
 
@@ -84,3 +84,12 @@ def apply_corrections(sheet: Sheet, fixes: dict[Space, str]) -> Sheet:
         review=tuple(r for r in sheet.review if r.space not in names),
         corrected=(*sheet.corrected, *done),
     )
+
+
+def fixes_text(fixes: dict[Space, str]) -> str:
+    """The spaces set by hand as one line, in map order: ``"A1=T C3=F"`` ("" for none).
+
+    What a batch results row records, so that a re-run scores a sheet again when the
+    spaces set for it have changed.
+    """
+    return " ".join(f"{space_name(space)}={sym}" for space, sym in sorted(fixes.items()))

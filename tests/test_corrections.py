@@ -131,3 +131,97 @@ def test_the_overlay_frames_spaces_set_by_hand_in_blue(tmp_path):
         assert np.all((border[:, 0] > 200) & (border[:, 1] < 60) & (border[:, 2] < 60)), (r, c)
     x0, y0 = (round(v) for v in g.to_canonical_px(1, 0))  # A2, not set
     assert not np.all(img[y0 + 62, x0 + 10 : x0 + 50, 0] > 200)
+
+
+# --- spaces set by hand in a settings file, for score and batch -----------------------
+
+DEAL = 'cards = ["treetower", "the golden granary", "greengold plains", "the broken road"]\n'
+
+
+@pytest.fixture
+def round_folder(tmp_path):
+    """forest-road-a (hand working 126; A1=T makes it 132) and wilderness-a (96)."""
+    import shutil
+
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(FOREST_ROAD, d / "road.txt")
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d / "wild.txt")
+    return d
+
+
+def totals(path) -> dict:
+    from app.batch import latest_rows, read_results
+
+    return {r["source"].rsplit("/", 1)[-1]: r["total"] for r in latest_rows(read_results(path))}
+
+
+def test_a_settings_file_sets_spaces_for_score_and_the_command_line_wins(round_folder):
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"road.txt" = "A1=T"\n')
+    road = str(round_folder / "road.txt")
+    got = json.loads(run("score", road, "--json").stdout)
+    assert (got["total"], got["set_by_hand"]) == (
+        132,
+        [{"space": "A1", "symbol": "T", "read": "."}],
+    )
+    # --set A1=. puts back what the map file says: the hand working's 126
+    assert json.loads(run("score", road, "--json", "--set", "A1=.").stdout)["total"] == 126
+
+
+def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_changes(
+    round_folder, tmp_path
+):
+    toml = round_folder / "cartoscore.toml"
+    toml.write_text(DEAL)
+    out = tmp_path / "results.csv"
+    # The header's cards win over the folder's (wilderness-a.txt names its own deal).
+    assert run("batch", str(round_folder), "--out", str(out), "--workers", "0").exit_code == 0
+    assert totals(out) == {"road.txt": 126, "wild.txt": 96}
+    toml.write_text(DEAL + '[set]\n"road.txt" = ["A1=forest"]\n')
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stderr
+    assert "1 sheets already scored" in res.stderr  # wild.txt; road.txt again, corrected
+    assert totals(out) == {"road.txt": 132, "wild.txt": 96}
+    from app.batch import latest_rows, read_results
+
+    road = [r for r in latest_rows(read_results(out)) if r["source"].endswith("road.txt")]
+    assert road[0]["set_by_hand"] == "A1=T"
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert "2 sheets already scored" in res.stderr  # nothing changed: nothing to do
+
+
+def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_path):
+    from app.batch import COLUMNS, FIRST_COLUMNS, read_results
+
+    (round_folder / "cartoscore.toml").write_text(DEAL)
+    out = tmp_path / "old.csv"
+    assert (
+        run("batch", str(round_folder / "wild.txt"), "--out", str(out), "--workers", "0").exit_code
+        == 0
+    )
+    lines = out.read_text().splitlines()
+    assert lines[0].split(",") == list(COLUMNS)
+    # The same row as a results file written before the set_by_hand column.
+    old = [",".join(FIRST_COLUMNS)] + [line.rsplit(",", 1)[0] for line in lines[1:]]
+    out.write_text("\n".join(old) + "\n")
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stderr
+    assert "1 sheets already scored" in res.stderr
+    header = out.read_text().splitlines()[0]
+    assert header == ",".join(FIRST_COLUMNS)  # appended in the file's own columns
+    assert {r["source"].rsplit("/", 1)[-1] for r in read_results(out)} == {"wild.txt", "road.txt"}
+
+
+@pytest.mark.parametrize(
+    "table, says",
+    [
+        ('[set]\n"road.txt" = "A1"\n', 'road.txt" takes SPACE=TERRAIN'),
+        ('[set]\n"road.txt" = 3\n', 'give "C3=F,E7=T"'),
+        ('set = "A1=T"\n', "[set] must be a table"),
+    ],
+)
+def test_a_bad_set_table_is_a_usage_error_naming_the_file(round_folder, table, says):
+    (round_folder / "cartoscore.toml").write_text(DEAL + table)
+    res = run("score", str(round_folder / "road.txt"))
+    assert res.exit_code == 2
+    assert "cartoscore.toml" in res.stderr and says in res.stderr
