@@ -225,3 +225,11 @@ def test_a_bad_set_table_is_a_usage_error_naming_the_file(round_folder, table, s
     res = run("score", str(round_folder / "road.txt"))
     assert res.exit_code == 2
     assert "cartoscore.toml" in res.stderr and says in res.stderr
+
+
+def test_batch_warns_of_a_set_for_a_sheet_it_does_not_have(round_folder, tmp_path):
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"raod.txt" = "A1=T"\n')
+    res = run("batch", str(round_folder), "--out", str(tmp_path / "r.csv"), "--workers", "0")
+    assert res.exit_code == 0, res.stderr
+    assert "[set] names" in res.stderr and "raod.txt, which is not among the sheets" in res.stderr
+    assert totals(tmp_path / "r.csv")["road.txt"] == 126  # nothing set on road.txt
