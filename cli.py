@@ -157,7 +157,7 @@ def score(
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
     set_cells: list[str] = typer.Option(
-        None, "--set", help="Correct a space by hand, e.g. C3=F or C3=farm,E7=. (one input)."
+        None, "--set", help="Set by hand (one input): C3=F, C3=farm,E7=. or coins=5."
     ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
@@ -484,7 +484,7 @@ def read(
     ),
     debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
-        None, "--set", help="Correct a space by hand, e.g. C3=F or C3=farm,E7=."
+        None, "--set", help="Set spaces (or the coins) by hand: C3=F, C3=farm,E7=. or coins=5."
     ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""

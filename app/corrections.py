@@ -1,7 +1,9 @@
-"""Cells set by hand (``score --set C3=F``): the reader's word over the photo's.
+"""Spaces (and the coin count) set by hand: the reader's word over the photo's.
 
 After checking the cells a report lists for review, a player says what is really
-drawn there instead of retyping the map. Pure data and rules: no image libraries.
+drawn there (``score --set C3=F``, or a settings file's ``[set]`` table for a batch)
+instead of retyping the map; ``coins=N`` sets the count of marked coins the same way.
+Pure data and rules: no image libraries.
 """
 
 from __future__ import annotations
@@ -14,53 +16,70 @@ from scoring.layouts import Space, parse_space, space_name
 
 #: What a space may be set to: a drawn terrain or empty, by symbol or by name.
 SETTABLE = {sym: sym for sym in DRAWN + EMPTY} | {TERRAIN_NAMES[sym]: sym for sym in DRAWN + EMPTY}
+#: The key that sets the number of marked coins instead of a space (``coins=5``).
+COINS = "coins"
+#: Coins on the sheet's coin track (as many as ``--coins`` takes).
+MAX_COINS = 14
+
+#: Space -> map symbol, and maybe :data:`COINS` -> the count.
+Fixes = dict
 
 
 class BadCorrection(ValueError):
     """A ``--set`` the map cannot take (unreadable, or a printed space)."""
 
 
-def parse_corrections(values: list[str] | None, what: str = "--set") -> dict[Space, str]:
-    """``["C3=F", "E7=forest,K1=."]`` -> ``{(2, 2): "F", (4, 6): "T", (10, 0): "."}``.
+def parse_corrections(values: list[str] | None, what: str = "--set") -> Fixes:
+    """``["C3=F", "E7=forest,K1=.", "coins=5"]`` ->
+    ``{(2, 2): "F", (4, 6): "T", (10, 0): ".", "coins": 5}``.
 
     Space names are case-insensitive; a terrain may be its map symbol or its name.
-    Raises :class:`BadCorrection` naming the unreadable item, or a space set twice
-    to different terrains; messages start with ``what`` (where the values came from).
+    Raises :class:`BadCorrection` naming the unreadable item, or a space (or the coins)
+    set twice to different values; messages start with ``what`` (where they came from).
     """
-    out: dict[Space, str] = {}
+    out: Fixes = {}
     for value in values or []:
         for item in value.split(","):
-            name, eq, terrain = item.partition("=")
-            if not eq or not name.strip() or not terrain.strip():
+            name, eq, given = item.partition("=")
+            if not eq or not name.strip() or not given.strip():
                 raise BadCorrection(f"{what} takes SPACE=TERRAIN (e.g. C3=F), got {item!r}")
-            try:
-                space = parse_space(name)
-            except ValueError as err:
-                raise BadCorrection(f"{what} {item.strip()}: {err}") from None
-            key = terrain.strip()
-            symbol = SETTABLE.get(key.upper() if len(key) == 1 else key.lower())
-            if symbol is None:
-                allowed = " ".join(DRAWN + EMPTY)
-                raise BadCorrection(
-                    f"{what} {item.strip()}: {key!r} is not a terrain ({allowed} or its name)"
-                )
-            if out.get(space, symbol) != symbol:
-                raise BadCorrection(f"{what} names {space_name(space)} twice, as two terrains")
-            out[space] = symbol
+            key, setting = _parse_item(name.strip(), given.strip(), f"{what} {item.strip()}")
+            if out.get(key, setting) != setting:
+                shown = key if key == COINS else space_name(key)
+                raise BadCorrection(f"{what} names {shown} twice, with two values")
+            out[key] = setting
     return out
 
 
-def apply_corrections(sheet: Sheet, fixes: dict[Space, str]) -> Sheet:
+def _parse_item(name: str, given: str, where: str) -> tuple[Space | str, str | int]:
+    if name.lower() == COINS:
+        if not given.isdigit() or int(given) > MAX_COINS:
+            raise BadCorrection(f"{where}: coins must be a number from 0 to {MAX_COINS}")
+        return COINS, int(given)
+    try:
+        space = parse_space(name)
+    except ValueError as err:
+        raise BadCorrection(f"{where}: {err}") from None
+    symbol = SETTABLE.get(given.upper() if len(given) == 1 else given.lower())
+    if symbol is None:
+        allowed = " ".join(DRAWN + EMPTY)
+        raise BadCorrection(f"{where}: {given!r} is not a terrain ({allowed} or its name)")
+    return space, symbol
+
+
+def apply_corrections(sheet: Sheet, fixes: Fixes) -> Sheet:
     """``sheet`` with ``fixes`` drawn on its map, taken off its review list, and at
-    confidence 1 (a person looked); the changes are listed in ``sheet.corrected``.
+    confidence 1 (a person looked); ``coins`` replaces the count read (and its doubt).
+    The changes are listed in ``sheet.corrected``.
 
     Raises :class:`BadCorrection` when a fix falls on a printed mountain or wasteland.
     """
     if not fixes:
         return sheet
+    spaces = {k: v for k, v in fixes.items() if k != COINS}
     game_map = sheet.map
     done = []
-    for space, symbol in sorted(fixes.items()):
+    for space, symbol in sorted(spaces.items()):
         printed = game_map.layout.printed(space)
         if printed is not None:
             kind = "a mountain" if printed == MOUNTAIN else TERRAIN_NAMES[printed]
@@ -74,22 +93,34 @@ def apply_corrections(sheet: Sheet, fixes: dict[Space, str]) -> Sheet:
     confidence = sheet.confidence
     if confidence is not None:
         confidence = tuple(
-            tuple(1.0 if (r, c) in fixes else p for c, p in enumerate(row))
+            tuple(1.0 if (r, c) in spaces else p for c, p in enumerate(row))
             for r, row in enumerate(confidence)
         )
+    coins, notes = sheet.coins, sheet.notes
+    if COINS in fixes:
+        read = "none" if sheet.coins is None else str(sheet.coins)
+        done.append(Correction(COINS, str(fixes[COINS]), read))
+        coins = fixes[COINS]
+        notes = tuple(n for n in notes if not n.startswith("coin count"))
     return replace(
         sheet,
         map=game_map,
+        coins=coins,
+        notes=notes,
         confidence=confidence,
         review=tuple(r for r in sheet.review if r.space not in names),
         corrected=(*sheet.corrected, *done),
     )
 
 
-def fixes_text(fixes: dict[Space, str]) -> str:
-    """The spaces set by hand as one line, in map order: ``"A1=T C3=F"`` ("" for none).
+def fixes_text(fixes: Fixes) -> str:
+    """The settings as one line, spaces in map order then the coins: ``"A1=T C3=F coins=5"``
+    ("" for none).
 
-    What a batch results row records, so that a re-run scores a sheet again when the
-    spaces set for it have changed.
+    What a batch results row records, so that a re-run scores a sheet again when what
+    was set for it has changed.
     """
-    return " ".join(f"{space_name(space)}={sym}" for space, sym in sorted(fixes.items()))
+    parts = [f"{space_name(k)}={v}" for k, v in sorted(i for i in fixes.items() if i[0] != COINS)]
+    if COINS in fixes:
+        parts.append(f"{COINS}={fixes[COINS]}")
+    return " ".join(parts)

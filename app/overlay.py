@@ -143,7 +143,7 @@ def draw_overlay(
 
 def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
     review = {parse_space(r.space) for r in sheet.review}
-    by_hand = {parse_space(c.space) for c in sheet.corrected}
+    by_hand = {parse_space(c.space) for c in sheet.corrected if c.space != "coins"}
     grid = sheet.map.grid
     for r in range(SIZE):
         for c in range(SIZE):
@@ -201,8 +201,11 @@ def _draw_title(
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
-    if sheet.corrected:
-        lines[0] += f"  {len(sheet.corrected)} set by hand (blue)"
+    spaces = [c for c in sheet.corrected if c.space != "coins"]
+    if spaces:
+        lines[0] += f"  {len(spaces)} set by hand (blue)"
+    if len(spaces) < len(sheet.corrected):
+        lines[0] += f"  coins {sheet.coins} set by hand"
     if game is not None and explain is not None:
         card = CARDS[game.cards[explain]]
         res = game.card_results[explain]

@@ -218,6 +218,11 @@ def corrected_line(sheet: Sheet) -> str:
 def coins_line(sheet: Sheet, game: GameResult) -> str:
     """Where the coins counted in the seasons come from."""
     used = game.seasons[-1].coins
+    by_hand = [c for c in sheet.corrected if c.space == "coins"]
+    if by_hand:
+        where = "on the coin track" if sheet.confidence is not None else "in the file"
+        line = f"Coins: {sheet.coins}, set by hand (read {by_hand[-1].read} {where})"
+        return line if used == sheet.coins else f"{line}; scored with {used} (--coins)"
     if sheet.confidence is None:
         return f"Coins: {used}"
     line = f"Coins read on the coin track: {sheet.coins}"

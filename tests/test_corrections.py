@@ -42,6 +42,25 @@ def test_unreadable_corrections_say_what_is_wrong(value, says):
         parse_corrections([value])
 
 
+def test_the_coin_count_is_set_with_coins():
+    assert parse_corrections(["coins=5,C3=F"]) == {"coins": 5, (2, 2): "F"}
+    for bad in ("coins=15", "coins=-1", "coins=five"):
+        with pytest.raises(BadCorrection, match="from 0 to 14"):
+            parse_corrections([bad])
+
+
+def test_score_with_the_coins_set_by_hand():
+    # forest-road-a.txt: coins 3 in every season; with 5, each season gains 2.
+    res = run("score", FOREST_ROAD, "--json", "--set", "coins=5")
+    assert res.exit_code == 0, res.stderr
+    got = json.loads(res.stdout)
+    assert [s["total"] for s in got["seasons"]] == [39, 26, 28, 41]
+    assert (got["coins"], got["total"]) == (5, 134)
+    assert got["set_by_hand"] == [{"space": "coins", "symbol": "5", "read": "3"}]
+    human = run("score", FOREST_ROAD, "--set", "coins=5").stdout
+    assert "Coins: 5, set by hand (read 3 in the file)" in human
+
+
 def test_the_same_terrain_given_twice_is_one_correction():
     assert parse_corrections(["C3=F", "c3=farm"]) == {(2, 2): "F"}
 
@@ -182,10 +201,17 @@ def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_chang
     assert res.exit_code == 0, res.stderr
     assert "1 sheets already scored" in res.stderr  # wild.txt; road.txt again, corrected
     assert totals(out) == {"road.txt": 132, "wild.txt": 96}
+    toml.write_text(DEAL + '[set]\n"road.txt" = ["A1=forest"]\n"wild.txt" = "coins=4"\n')
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert "1 sheets already scored" in res.stderr  # road.txt; wild.txt's coins changed
+    # wilderness-a.txt's working: coins 6 in every season; with 4, each season loses 2
+    assert totals(out) == {"road.txt": 132, "wild.txt": 96 - 4 * 2}
     from app.batch import latest_rows, read_results
 
     road = [r for r in latest_rows(read_results(out)) if r["source"].endswith("road.txt")]
     assert road[0]["set_by_hand"] == "A1=T"
+    wild = [r for r in latest_rows(read_results(out)) if r["source"].endswith("wild.txt")]
+    assert (wild[0]["set_by_hand"], wild[0]["coins"]) == ("coins=4", 4)
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert "2 sheets already scored" in res.stderr  # nothing changed: nothing to do
 
