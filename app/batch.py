@@ -315,6 +315,31 @@ def _csv_header(path: Path) -> tuple[str, ...]:
         return tuple(next(csv.reader(f), COLUMNS))
 
 
+def _add_columns(path: Path) -> None:
+    """Give a results CSV of an earlier version (its columns a beginning of ours) the
+    columns added since, empty in its rows: rewritten whole into a new file that then
+    replaces it, so an interruption leaves the old file or the new one. A last line cut
+    short by an interruption is dropped, as :func:`read_results` drops it."""
+    header = _csv_header(path)
+    if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
+        return
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if not text.endswith("\n"):
+        lines = lines[:-1]
+    rows = list(csv.reader(lines[1:]))
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(COLUMNS)
+        for row in rows:
+            if len(row) == len(header):
+                out.writerow(row + [""] * (len(COLUMNS) - len(header)))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 class ResultsWriter:
     """Appends rows to the results file, flushing each one to disk."""
 
@@ -322,6 +347,8 @@ class ResultsWriter:
         self.path = Path(path)
         self.jsonl = _is_jsonl(self.path)
         new = not self.path.exists() or self.path.stat().st_size == 0
+        if not new and not self.jsonl and _csv_header(self.path) != COLUMNS:
+            _add_columns(self.path)
         if not new:
             with open(self.path, "rb") as f:
                 f.seek(-1, os.SEEK_END)
@@ -329,7 +356,7 @@ class ResultsWriter:
         self.file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
         if not new and cut:  # an interrupted run left half a line: end it
             self.file.write("\n")
-        # An earlier version's file keeps its own columns (no half-filled rows).
+        # A file of another version that could not take our columns keeps its own.
         columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
         self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")
         if new and self.csv is not None:

@@ -230,12 +230,16 @@ def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_pat
     # The same row as a results file written before the set_by_hand column.
     old = [",".join(FIRST_COLUMNS)] + [line.rsplit(",", 1)[0] for line in lines[1:]]
     out.write_text("\n".join(old) + "\n")
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"wild.txt" = "coins=4"\n')
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 0, res.stderr
-    assert "1 sheets already scored" in res.stderr
-    header = out.read_text().splitlines()[0]
-    assert header == ",".join(FIRST_COLUMNS)  # appended in the file's own columns
-    assert {r["source"].rsplit("/", 1)[-1] for r in read_results(out)} == {"wild.txt", "road.txt"}
+    # The file takes the new column, its old row kept; wild.txt again (corrected), road.txt.
+    lines = out.read_text().splitlines()
+    assert lines[0] == ",".join(COLUMNS) and lines[1] == old[1] + ","
+    assert totals(out) == {"wild.txt": 96 - 4 * 2, "road.txt": 126}
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert "2 sheets already scored" in res.stderr  # the correction was recorded
+    assert len(read_results(out)) == 3
 
 
 @pytest.mark.parametrize(
