@@ -84,7 +84,7 @@ def apply_corrections(sheet: Sheet, fixes: Fixes) -> Sheet:
         if printed is not None:
             kind = "a mountain" if printed == MOUNTAIN else TERRAIN_NAMES[printed]
             raise BadCorrection(
-                f"{sheet.source}: --set {space_name(space)}: side {game_map.layout.name} "
+                f"{sheet.source}: cannot set {space_name(space)}: side {game_map.layout.name} "
                 f"prints {kind} there; only the spaces players draw on can be set"
             )
         done.append(Correction(space_name(space), symbol, game_map.at(space)))

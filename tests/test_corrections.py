@@ -263,3 +263,15 @@ def test_batch_warns_of_a_set_for_a_sheet_it_does_not_have(round_folder, tmp_pat
     assert res.exit_code == 0, res.stderr
     assert "[set] names" in res.stderr and "raod.txt, which is not among the sheets" in res.stderr
     assert totals(tmp_path / "r.csv")["road.txt"] == 126  # nothing set on road.txt
+
+
+def test_a_set_on_a_printed_space_fails_only_that_sheet_of_a_batch(round_folder, tmp_path):
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"road.txt" = "B4=F"\n')
+    out = tmp_path / "r.csv"
+    res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 1
+    from app.batch import read_results
+
+    rows = {r["source"].rsplit("/", 1)[-1]: r for r in read_results(out)}
+    assert "cannot set B4: side A prints a mountain there" in rows["road.txt"]["error"]
+    assert (rows["wild.txt"]["error"], rows["wild.txt"]["total"]) == ("", 96)
