@@ -275,3 +275,14 @@ def test_a_set_on_a_printed_space_fails_only_that_sheet_of_a_batch(round_folder,
     rows = {r["source"].rsplit("/", 1)[-1]: r for r in read_results(out)}
     assert "cannot set B4: side A prints a mountain there" in rows["road.txt"]["error"]
     assert (rows["wild.txt"]["error"], rows["wild.txt"]["total"]) == ("", 96)
+
+
+def test_the_html_report_says_what_was_set_by_hand(round_folder, tmp_path):
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"road.txt" = "A1=T,coins=4"\n')
+    page = tmp_path / "round.html"
+    res = run(
+        "batch", str(round_folder), "--out", str(tmp_path / "r.csv"), "--workers", "0",
+        "--html", str(page),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.stderr
+    assert "set by hand: A1=T coins=4" in page.read_text()
