@@ -71,7 +71,8 @@ def _parse_coins(text: str | None) -> list[int] | None:
 
 
 def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
-    """``--set SPACE=TERRAIN`` (repeatable, or comma-separated) -> space -> symbol."""
+    """``--set SPACE=TERRAIN`` or ``coins=N`` (repeatable, or comma-separated) ->
+    :data:`app.corrections.Fixes`."""
     if not values:
         return {}
     from app.corrections import BadCorrection, parse_corrections
@@ -85,14 +86,14 @@ def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
 
 
 def _fixes_for(path: Path, settings, given: dict) -> dict:
-    """The spaces set by hand for one input: the settings file's ``[set]`` for it, then
-    ``--set`` (which wins on a space both name)."""
+    """What is set by hand for one input: the settings file's ``[set]`` for it, then
+    ``--set`` (which wins on a space, or the coins, both name)."""
     from_file = settings.fixes_for(path) if settings is not None else {}
     return {**from_file, **given}
 
 
 def _corrected(item, fixes: dict):
-    """The loaded input with the spaces set by hand (raises BadCorrection on printed ones)."""
+    """The loaded input with ``fixes`` applied (BadCorrection on a printed space)."""
     if not fixes:
         return item
     from app.corrections import apply_corrections
@@ -403,7 +404,7 @@ def batch(
     except (BadResultsFile, OSError) as err:
         raise _usage(_one_line(err)) from None
     collected = collect_inputs(inputs, exclude=[out] + ([html] if html else []))
-    # A sheet is done when scored without error with the spaces now set for it by hand.
+    # A sheet is done when scored without error with what is now set for it by hand.
     done = finished_sources(previous)
     overlay_dir = None
     if html is not None:

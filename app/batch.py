@@ -41,7 +41,8 @@ COLUMNS = (
     "error",
     "set_by_hand",
 )
-#: The columns of results files written before ``set_by_hand`` (still read and appended to).
+#: The columns of results files written before ``set_by_hand`` (read, and given the new
+#: column when a run appends to them).
 FIRST_COLUMNS = COLUMNS[: COLUMNS.index("error") + 1]
 INT_COLUMNS = frozenset(
     ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
@@ -67,7 +68,7 @@ class Job:
     side: str | None = None
     overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
     default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
-    fixes: tuple = ()  # ((row, col), symbol) pairs: spaces set by hand ([set] in settings)
+    fixes: tuple = ()  # app.corrections.Fixes as pairs: set by hand ([set] in settings)
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,7 @@ def _add_columns(path: Path) -> None:
     short by an interruption is dropped, as :func:`read_results` drops it."""
     header = _csv_header(path)
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
-        return
+        return  # ours already, or not one whose columns ours continue
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     if not text.endswith("\n"):
@@ -347,7 +348,7 @@ class ResultsWriter:
         self.path = Path(path)
         self.jsonl = _is_jsonl(self.path)
         new = not self.path.exists() or self.path.stat().st_size == 0
-        if not new and not self.jsonl and _csv_header(self.path) != COLUMNS:
+        if not new and not self.jsonl:
             _add_columns(self.path)
         if not new:
             with open(self.path, "rb") as f:

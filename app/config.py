@@ -27,10 +27,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from app.corrections import BadCorrection, parse_corrections
+from app.corrections import BadCorrection, Fixes, parse_corrections
 from scoring.cards import UnknownCard, find_card
 from scoring.game import EDICTS
-from scoring.layouts import Space
 
 CONFIG_NAME = "cartoscore.toml"
 
@@ -42,15 +41,15 @@ class BadConfig(ValueError):
 @dataclass(frozen=True)
 class Settings:
     """What a settings file fixes: cards by edict (ids), side ("A", "B" or None = detect),
-    and spaces set by hand per sheet (keyed by the sheet's resolved path)."""
+    and what is set by hand per sheet (``[set]``, keyed by the sheet's resolved path)."""
 
     source: str
     cards: dict[str, str] | None = None
     side: str | None = None
-    fixes: dict[str, dict[Space, str]] = field(default_factory=dict)
+    fixes: dict[str, Fixes] = field(default_factory=dict)
 
-    def fixes_for(self, sheet: str | Path) -> dict[Space, str]:
-        """The spaces set by hand for one sheet (empty when the file names none)."""
+    def fixes_for(self, sheet: str | Path) -> Fixes:
+        """What is set by hand for one sheet (empty when the file names none)."""
         return self.fixes.get(os.path.realpath(sheet), {})
 
 
@@ -79,7 +78,7 @@ def load_settings(path: str | Path) -> Settings:
     return Settings(name, _cards(name, data.get("cards")), _side(name, data.get("side")), fixes)
 
 
-def _fixes(name: str, folder: Path, value: object) -> dict[str, dict[Space, str]]:
+def _fixes(name: str, folder: Path, value: object) -> dict[str, Fixes]:
     if value is None:
         return {}
     if not isinstance(value, dict):

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scanner.sheet import Correction, Sheet
+from scanner.sheet import COINS, Correction, Sheet
 from scoring.board import DRAWN, EMPTY, MOUNTAIN, TERRAIN_NAMES
 from scoring.layouts import Space, parse_space, space_name
 
 #: What a space may be set to: a drawn terrain or empty, by symbol or by name.
 SETTABLE = {sym: sym for sym in DRAWN + EMPTY} | {TERRAIN_NAMES[sym]: sym for sym in DRAWN + EMPTY}
-#: The key that sets the number of marked coins instead of a space (``coins=5``).
-COINS = "coins"
 #: Coins on the sheet's coin track (as many as ``--coins`` takes).
 MAX_COINS = 14
 

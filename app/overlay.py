@@ -17,7 +17,7 @@ import numpy as np
 
 from app.report import counted
 from scanner import geometry as g
-from scanner.sheet import Sheet
+from scanner.sheet import COINS, Sheet
 from scoring.board import EMPTY
 from scoring.cards import CARDS, UnknownCard, find_card
 from scoring.game import EDICTS, GameResult
@@ -143,7 +143,7 @@ def draw_overlay(
 
 def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
     review = {parse_space(r.space) for r in sheet.review}
-    by_hand = {parse_space(c.space) for c in sheet.corrected if c.space != "coins"}
+    by_hand = {parse_space(c.space) for c in sheet.corrected if c.space != COINS}
     grid = sheet.map.grid
     for r in range(SIZE):
         for c in range(SIZE):
@@ -201,7 +201,7 @@ def _draw_title(
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
-    spaces = [c for c in sheet.corrected if c.space != "coins"]
+    spaces = [c for c in sheet.corrected if c.space != COINS]
     if spaces:
         lines[0] += f"  {len(spaces)} set by hand (blue)"
     if len(spaces) < len(sheet.corrected):

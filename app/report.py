@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scanner.sheet import Sheet
+from scanner.sheet import COINS, Sheet
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
@@ -210,7 +210,7 @@ def review_table(sheet: Sheet) -> Table:
 
 
 def corrected_line(sheet: Sheet) -> str:
-    """The spaces set by hand (``--set``), each with what had been read there."""
+    """What was set by hand (``--set``, ``[set]``), each with what had been read."""
     fixes = ", ".join(f"{c.space} {c.symbol} (read {c.read})" for c in sheet.corrected)
     return f"Set by hand: {fixes}"
 
@@ -218,7 +218,7 @@ def corrected_line(sheet: Sheet) -> str:
 def coins_line(sheet: Sheet, game: GameResult) -> str:
     """Where the coins counted in the seasons come from."""
     used = game.seasons[-1].coins
-    by_hand = [c for c in sheet.corrected if c.space == "coins"]
+    by_hand = [c for c in sheet.corrected if c.space == COINS]
     if by_hand:
         where = "on the coin track" if sheet.confidence is not None else "in the file"
         line = f"Coins: {sheet.coins}, set by hand (read {by_hand[-1].read} {where})"

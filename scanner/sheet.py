@@ -20,9 +20,14 @@ class Review:
     candidates: dict[str, float]
 
 
+#: The ``space`` of a :class:`Correction` that sets the number of marked coins.
+COINS = "coins"
+
+
 @dataclass(frozen=True)
 class Correction:
-    """A space a person set by hand (``score --set``): what it holds, and what was read."""
+    """A space a person set by hand (``score --set``): what it holds, and what was read;
+    or, with ``space`` :data:`COINS`, the count of marked coins."""
 
     space: str
     symbol: str
@@ -46,4 +51,4 @@ class Sheet:
     notes: tuple[str, ...] = field(default=())
     orientation: int = 0  # degrees the photo was turned to read it upright
     fit: float | None = None  # how well the detected grid fits the 11 x 11 lattice (0..1)
-    corrected: tuple[Correction, ...] = ()  # spaces set by hand, in the map already
+    corrected: tuple[Correction, ...] = ()  # set by hand, in the map and coins already
