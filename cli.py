@@ -410,19 +410,19 @@ def batch(
     if html is not None:
         overlay_dir = html.with_name(html.stem + "_files")
         overlay_dir.mkdir(parents=True, exist_ok=True)
-    jobs, todo, used = [], [], {}
+    jobs, used = [], {}
     for path in collected.files:
         nearby, job_side, found = None, side_key, None
         if deal is None and cards_file is None:
             found = _nearby_settings(Path(path))
             if found is not None:
                 nearby, job_side = found.cards, side_key or found.side
-        if settings or found:
-            used[(settings or found).source] = settings or found
-        fixes = _fixes_for(Path(path), settings or found, {})
+        in_use = settings or found
+        if in_use is not None:
+            used[in_use.source] = in_use
+        fixes = _fixes_for(Path(path), in_use, {})
         if done.get(os.path.realpath(path)) == fixes_text(fixes):
             continue
-        todo.append(path)
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
@@ -435,8 +435,8 @@ def batch(
     for source, found in used.items():
         for named in sorted(set(found.fixes) - sheets):
             _err(f"warning: {source}: [set] names {named}, which is not among the sheets")
-    if len(todo) < len(collected.files):
-        _err(f"{len(collected.files) - len(todo)} sheets already scored in {out}: skipped")
+    if len(jobs) < len(collected.files):
+        _err(f"{len(collected.files) - len(jobs)} sheets already scored in {out}: skipped")
     n_workers = min(os.cpu_count() or 1, max(len(jobs), 1)) if workers is None else workers
     from app.batch_report import print_summary, run_with_progress, write_html
 
