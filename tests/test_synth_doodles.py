@@ -11,7 +11,7 @@ import pytest
 from models.synth import doodles
 from models.synth.canvas import Canvas
 from models.synth.draw import COMPOSED, ICONS, add_habits, icon_lines, random_style
-from scoring.board import MONSTER, WATER
+from scoring.board import FARM, MONSTER, WATER
 
 PX = 48
 
@@ -160,3 +160,27 @@ def test_a_minimal_players_monster_is_sometimes_a_quick_face():
             assert abs(right[:, 1].mean() - left[:, 1].mean()) < 0.1, seed  # level
             assert len(long) == 1 and _turns(long[0]) >= 3, seed
     assert faces >= 40, faces
+
+
+def test_a_minimal_players_dotted_farm_is_not_a_few_stray_dots():
+    """SHEET.md: "farm: ... furrows (a few parallel lines or dotted rows)", and "Empty
+    cells can carry eraser smudges or stray dots a person would ignore" -- one to three
+    dots in the renderer. A quick dotted farm is rows of dabs (synthesis 25): at least two
+    rows of three, with more than twice the ink of three of the largest stray dots."""
+    style = random_style(np.random.default_rng(0), "minimal")
+    style = replace(style, variants={**style.variants, FARM: 0})
+    cv = Canvas.covering(-1, -1, 2, 2, PX)
+    stray = cv.blank(1, 255)
+    for x in (0.3, 0.5, 0.7):
+        cv.circle(stray, (x, 0.5), 0.02, 0)
+    stray_ink = int((stray < 128).sum())
+    dotted = 0
+    for seed in range(200):
+        lines = icon_lines(np.random.default_rng(seed), style, FARM, ruins=False)
+        if max(np.ptp(p, axis=0).max() for p in lines) >= 0.1:
+            continue  # now and then another design: furrows, a stalk, sprouts
+        dotted += 1
+        rows = np.unique(np.round([p[:, 1].mean() / 0.08 for p in lines]))
+        assert len(lines) >= 6 and len(rows) >= 2, seed
+        assert _ink(lines).sum() > 2 * stray_ink, seed
+    assert dotted >= 100, dotted

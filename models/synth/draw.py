@@ -8,7 +8,9 @@ Synthesis 16: besides the fixed designs, a player may draw a terrain as a
 compositional doodle (:mod:`models.synth.doodles`), its parts chosen once per sheet.
 Synthesis 18 (:func:`add_habits`, :func:`_smudges`): small icons, hard or light
 pressure with any pencil, trees and houses coloured in, and more kinds of marks in
-empty cells (graphite dust, a slip of the pencil, dots).
+empty cells (graphite dust, a slip of the pencil, dots). Synthesis 25: a minimal
+player's dotted farm is two or three rows of dabs, never one row of specks (which
+matched the stray dots of empty cells: a label no one could read).
 """
 
 from __future__ import annotations
@@ -468,8 +470,14 @@ def _minimal(rng, terrain, variant):
         return [[(0.5, 0.25), (0.3, 0.7), (0.7, 0.7), (0.5, 0.25)]]
     if terrain == VILLAGE:
         return [[(0.3, 0.75), (0.3, 0.45), (0.5, 0.25), (0.7, 0.45), (0.7, 0.75), (0.3, 0.75)]]
-    if terrain == FARM:
-        return [[(0.25, y), (0.75, y)] for y in (0.4, 0.6)] if variant else _farm(rng, 2)[4:8]
+    if terrain == FARM:  # two furrows, or dotted rows (synthesis 25: two or three rows of
+        # dabs; one row of four specks was the size of SHEET.md's stray dots in empty cells)
+        if variant:
+            return [[(0.25, y), (0.75, y)] for y in (0.4, 0.6)]
+        rows = (0.35, 0.65) if rng.random() < 0.6 else (0.3, 0.5, 0.7)
+        xs = (0.25, 0.42, 0.59, 0.76) if rng.random() < 0.6 else (0.28, 0.5, 0.72)
+        dab = rng.uniform(0.03, 0.07)
+        return [[(x, y), (x + dab, y)] for y in rows for x in xs]
     if terrain == WATER:  # two clear "~"
         x = np.linspace(0.22, 0.78, 12)
         return [
