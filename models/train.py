@@ -4,8 +4,9 @@
 did for the ancestor of the committed ``models/cells.onnx`` (synthesis 18, the net widened
 1.25 times in session 14, :data:`models.net.LAYERS`; 33 minutes of training on a busy
 machine after 17 minutes of rendering; later runs take the rendered cells from the cache;
-the committed model is session 23's fine-tune, on synthesis 24, of session 21's mean of two
-fine-tunes of session 18's further-trained copy, :mod:`models.soup`; the README gives the
+the committed model is session 25's mean of session 23's model and its fine-tune on
+synthesis 25, :mod:`models.soup`; session 23's was a fine-tune, on synthesis 24, of session
+21's mean of two fine-tunes of session 18's further-trained copy; the README gives the
 commands) and writes beside it the 8-bit
 copy the scanner runs, ``models/cells.int8.onnx`` (:mod:`models.quantize`; an ``--out
 X.onnx`` gets an ``X.int8.onnx``). ``--width W`` multiplies every conv's channels
