@@ -71,16 +71,14 @@ def _parse_coins(text: str | None) -> list[int] | None:
 
 
 def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
-    """``--set SPACE=TERRAIN`` or ``coins=N`` (repeatable, or comma-separated) ->
-    :data:`app.corrections.Fixes`."""
+    """``--set SPACE=TERRAIN`` or ``coins=N`` (repeatable, or comma-separated; with several
+    inputs ``N:...`` for the N-th) -> input index -> :data:`app.corrections.Fixes`."""
     if not values:
         return {}
-    from app.corrections import BadCorrection, parse_corrections
+    from app.corrections import BadCorrection, corrections_by_input
 
-    if n_inputs != 1:
-        raise _usage(f"--set corrects one sheet: give one photo or map, got {n_inputs} inputs")
     try:
-        return parse_corrections(values)
+        return corrections_by_input(values, n_inputs)
     except BadCorrection as err:
         raise _usage(str(err)) from None
 
@@ -158,7 +156,7 @@ def score(
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
     set_cells: list[str] = typer.Option(
-        None, "--set", help="Set by hand (one input): C3=F, C3=farm,E7=. or coins=5."
+        None, "--set", help="Set by hand: C3=F, C3=farm,E7=. or coins=5 (several inputs: 2:C3=F)."
     ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
@@ -189,14 +187,14 @@ def score(
     loaded = []
     failed = False
     with DecodeAhead(inputs) as ahead:  # the next photo decodes while one is read
-        for path in inputs:
+        for index, path in enumerate(inputs):
             decoded = ahead.take()
             try:
                 found = None if deal is not None or cards_file else _nearby_settings(path)
                 in_side = side_key or (found.side if found else None)
                 keep = overlay is not None
                 item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
-                item = _corrected(item, _fixes_for(path, settings or found, fixes))
+                item = _corrected(item, _fixes_for(path, settings or found, fixes.get(index, {})))
                 if item.cards is None and found is not None and found.cards is not None:
                     item = replace(item, cards=found.cards)
                 loaded.append((str(path), item, None))
@@ -494,7 +492,7 @@ def read(
 
     use_second_thread()
     side_key = _check_side(side)
-    fixes = _parse_fixes(set_cells, 1)
+    fixes = _parse_fixes(set_cells, 1).get(0, {})
     try:
         item = load_input(photo, side=side_key, keep_view=overlay is not None, photo_only=True)
         item = _corrected(item, fixes)

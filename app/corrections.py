@@ -49,6 +49,36 @@ def parse_corrections(values: list[str] | None, what: str = "--set") -> Fixes:
     return out
 
 
+def corrections_by_input(values: list[str] | None, n_inputs: int) -> dict[int, Fixes]:
+    """``--set`` for a command's inputs: input index (from 0) -> :data:`Fixes`.
+
+    With one input a value is ``SPACE=TERRAIN,...``; with several (the photos of each
+    season, or several sheets) it starts with the input's number, from 1, for all of
+    it: ``["2:C3=F,E7=T", "3:coins=6"]`` -> ``{1: {(2, 2): "F", (4, 6): "T"}, 2:
+    {"coins": 6}}``. Raises :class:`BadCorrection` for a missing or out-of-range number.
+    """
+    given: dict[int, list[str]] = {}
+    for value in values or []:
+        number, colon, rest = value.partition(":")
+        if not colon:
+            if n_inputs != 1:
+                raise BadCorrection(
+                    f"--set with {n_inputs} inputs: start it with the input's number, "
+                    f"e.g. --set 2:{value.strip()} for the second"
+                )
+            number, rest = "1", value
+        if not number.strip().isdigit() or not 1 <= int(number) <= n_inputs:
+            raise BadCorrection(
+                f"--set {value.strip()}: {number.strip()!r} is not an input number "
+                f"(1 to {n_inputs}, in the order given)"
+            )
+        given.setdefault(int(number) - 1, []).append(rest)
+    return {
+        i: parse_corrections(v, "--set" if n_inputs == 1 else f"--set (input {i + 1})")
+        for i, v in sorted(given.items())
+    }
+
+
 def _parse_item(name: str, given: str, where: str) -> tuple[Space | str, str | int]:
     if name.lower() == COINS:
         if not given.isdigit() or int(given) > MAX_COINS:

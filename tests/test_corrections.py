@@ -11,7 +11,12 @@ import json
 
 import pytest
 
-from app.corrections import BadCorrection, apply_corrections, parse_corrections
+from app.corrections import (
+    BadCorrection,
+    apply_corrections,
+    corrections_by_input,
+    parse_corrections,
+)
 from scanner.sheet import Review, Sheet
 from scoring.board import Map
 from scoring.layouts import LAYOUTS
@@ -123,6 +128,34 @@ def test_bad_set_usage_exits_2(args):
     res = run("score", FOREST_ROAD, *args)
     assert res.exit_code == 2
     assert res.stderr.startswith("error: --set")
+
+
+def test_with_several_inputs_each_set_names_its_input_by_number():
+    got = corrections_by_input(["2:C3=F,E7=forest", "3:coins=6", "2:A1=W"], 3)
+    assert got == {1: {(2, 2): "F", (4, 6): "T", (0, 0): "W"}, 2: {"coins": 6}}
+    assert corrections_by_input(["1:C3=F"], 1) == corrections_by_input(["C3=F"], 1)
+    with pytest.raises(BadCorrection, match="start it with the input's number"):
+        corrections_by_input(["C3=F"], 2)
+    for bad in ("3:C3=F", "0:C3=F", "x:C3=F"):
+        with pytest.raises(BadCorrection, match="not an input number"):
+            corrections_by_input([bad], 2)
+    with pytest.raises(BadCorrection, match=r"input 2.*twice"):
+        corrections_by_input(["2:C3=F", "2:C3=W"], 2)
+
+
+def test_per_season_a_set_changes_only_its_seasons_map():
+    # CLI.md: with --per-season "each season is scored on its own input". The
+    # same map four times, A1 set to forest on the winter input only: winter (D+A)
+    # counts Treetower 25 instead of 22 (the hand working above), the others do not.
+    args = ["score", *[FOREST_ROAD] * 4, "--per-season", "--json"]
+    res = run(*args, "--set", "4:A1=T")
+    assert res.exit_code == 0, res.stderr
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [s["total"] for s in lines[-1]["seasons"]] == [37, 24, 26, 42]
+    assert lines[-1]["total"] == 129
+    assert [bool(line.get("set_by_hand")) for line in lines] == [False, False, False, True]
+    spring = [json.loads(line) for line in run(*args, "--set", "1:A1=T").stdout.splitlines()]
+    assert [s["total"] for s in spring[-1]["seasons"]] == [40, 24, 26, 39]
 
 
 def test_read_prints_the_corrected_map_with_a_comment():
