@@ -130,6 +130,7 @@ def find_grid(
         ("lines", line_quads),
     )
     seen: list[np.ndarray] = []
+    measured: list[GridFit] = []  # every fine fit, for the mountains' word at the end
     for name, generate in generators:
         coarse = []
         budget = FINE_FITS  # fine fits left for this generator
@@ -149,6 +150,7 @@ def find_grid(
                 budget -= 1
                 best = _fine(pyramid, fit[0], quad, name)
                 detection.candidates.append((name, quad, best.score if best else 0.0))
+                measured += [best] if best is not None else []
                 _keep_better(detection, best)
                 if best is not None and best.score >= GOOD_ENOUGH:
                     # The rest stay listed, unmeasured (a second sheet shows up there).
@@ -157,20 +159,70 @@ def find_grid(
                     return detection
             else:
                 coarse.append((fit[1], fit[0], quad))
-        coarse.sort(key=lambda item: -item[0])
+        coarse.sort(key=_fine_fit_order([quad for _, _, quad in coarse]))
         for rank, (_, h, quad) in enumerate(coarse):
             done = detection.best is not None and detection.best.score >= GOOD_ENOUGH
             fit = _fine(pyramid, h, quad, name) if rank < budget and not done else None
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
+            measured += [fit] if fit is not None else []
             _keep_better(detection, fit)
         if detection.best and detection.best.score >= GOOD_ENOUGH:
             detection.best = _settle(pyramid, detection.best, lattice)
             return detection
+    if detection.best is not None:
+        detection.best = _showing_mountains(pyramid, detection.best, measured)
     if detection.best and detection.best.score < ACCEPT_SCORE:
         detection.best = None
     if detection.best is not None:
         detection.best = _settle(pyramid, detection.best, lattice)
     return detection
+
+
+MOUNTAINS_RESCUE = 0.1  # a fit showing the mountains may score this much less than the best
+
+
+def _showing_mountains(pyramid: Pyramid, best: GridFit, measured: list[GridFit]) -> GridFit:
+    """The best fit, or, when it does not show the printed mountains where a layout has
+    them and another fit scoring at most ``MOUNTAINS_RESCUE`` less does, that one.
+
+    Only asked when no fit was good enough (``GOOD_ENOUGH``). On a photo of the real
+    side-B print with a game drawn densely in ballpoint, the drawing hides the faint
+    printed lines: the right fit scores 0.74, and a fit stretched 1.3 cells down to the
+    coin track's band 0.77; the mountains tell them apart (0.71 against 0.26).
+    """
+    if mountains_match(pyramid, best.homography) >= MOUNTAINS_CLEAR:
+        return best
+    floor = max(best.score - MOUNTAINS_RESCUE, ACCEPT_SCORE)
+    for fit in sorted(measured, key=lambda f: -f.score):
+        if fit is not best and fit.score >= floor:
+            if mountains_match(pyramid, fit.homography) >= MOUNTAINS_CLEAR:
+                return fit
+    return best
+
+
+SMALL_QUAD = 0.25  # a quad under this share of its generator's largest one is measured last
+
+
+def _fine_fit_order(quads: list[np.ndarray]):
+    """Sort key for a generator's candidates ``(comb, homography, quad)``: the clearest
+    comb first, but the quads under ``SMALL_QUAD`` of the largest one's area after the
+    others.
+
+    Players outline each shape they draw with a firm line, so an outlined shape is a
+    small quad of lines too, and where the printed lines are faint its comb can beat
+    the grid's: on a photo of the real side-B print with a game drawn in, three such
+    shapes took all the fine fits and the frame was never measured (it fits at 0.98).
+    """
+    largest = max((_area(q) for q in quads), default=0.0)
+
+    def key(item: tuple) -> tuple[bool, float]:
+        return _area(item[2]) < SMALL_QUAD * largest, -item[0]
+
+    return key
+
+
+def _area(quad: np.ndarray) -> float:
+    return abs(cv2.contourArea(quad.astype(np.float32)))
 
 
 def _fine(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, name: str) -> GridFit | None:

@@ -1,0 +1,77 @@
+"""Which candidate grid detection measures first, and which fit it keeps when none fits
+well (drawn stand-in sheets, tests/sheet_fixture.py: the truth is the homography the
+fixture photographed the page with)."""
+
+import numpy as np
+from sheet_fixture import draw_sheet, photograph
+
+from scanner.detect import (
+    ACCEPT_SCORE,
+    MOUNTAINS_CLEAR,
+    MOUNTAINS_RESCUE,
+    SMALL_QUAD,
+    Pyramid,
+    _fine_fit_order,
+    _showing_mountains,
+    ink_image,
+    mountains_match,
+)
+from scanner.lattice import GridFit, max_shift, quad_homography
+
+CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
+
+
+def _square(x: float, y: float, side: float) -> np.ndarray:
+    return np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], float)
+
+
+def test_an_outlined_shape_with_a_clearer_comb_is_measured_after_the_frame():
+    # Players outline their shapes with a firm line: a small quad of lines whose comb
+    # can beat the grid's where the printed lines are faint.
+    frame = (1.2, None, _square(100, 100, 800))
+    shapes = [(2.0, None, _square(300, 300, 150)), (1.6, None, _square(500, 200, 120))]
+    order = sorted([*shapes, frame], key=_fine_fit_order([q for _, _, q in [*shapes, frame]]))
+    assert order[0] is frame
+    assert [item[0] for item in order[1:]] == [2.0, 1.6]  # then by comb, as before
+
+
+def test_quads_of_like_size_keep_the_clearer_comb_first():
+    a = (1.2, None, _square(100, 100, 800))
+    b = (1.5, None, _square(90, 90, 800 * np.sqrt(SMALL_QUAD) + 20))  # just above the cut
+    order = sorted([a, b], key=_fine_fit_order([a[2], b[2]]))
+    assert order[0] is b
+
+
+def _fit(h: np.ndarray, score: float) -> GridFit:
+    return GridFit(h, None, score, "test", np.zeros((4, 2)))
+
+
+def _page_and_truth(side: str):
+    page, to_px = draw_sheet(side)
+    photo, lattice = photograph(page, to_px, CORNERS)
+    corners = np.float64([lattice[0, 0], lattice[0, -1], lattice[-1, -1], lattice[-1, 0]])
+    return photo, quad_homography(corners)
+
+
+def test_a_fit_that_misses_the_mountains_gives_way_to_one_that_shows_them():
+    # Seen on a photo of the real side-B print with a game drawn densely in: the right
+    # fit scored 0.74, a fit stretched down to the coin track's band 0.77.
+    photo, truth = _page_and_truth("B")
+    pyramid = Pyramid(ink_image(photo))
+    stretched = truth @ np.diag([1.0, 12.3 / 11, 1.0])
+    assert max_shift(truth, stretched) > 1.0
+    assert mountains_match(pyramid, truth) >= MOUNTAINS_CLEAR > mountains_match(pyramid, stretched)
+    right, wrong = _fit(truth, 0.74), _fit(stretched, 0.77)
+    assert _showing_mountains(pyramid, wrong, [wrong, right]) is right
+
+
+def test_a_fit_showing_the_mountains_stays_and_a_much_weaker_one_does_not_win():
+    photo, truth = _page_and_truth("A")
+    pyramid = Pyramid(ink_image(photo))
+    stretched = truth @ np.diag([1.0, 12.3 / 11, 1.0])
+    right = _fit(truth, 0.74)
+    assert _showing_mountains(pyramid, right, [right, _fit(stretched, 0.7)]) is right
+    # A fit scoring more than MOUNTAINS_RESCUE below the best is not taken for its mountains.
+    low = max(ACCEPT_SCORE, 0.8 - MOUNTAINS_RESCUE) - 0.01
+    wrong = _fit(stretched, 0.8)
+    assert _showing_mountains(pyramid, wrong, [wrong, _fit(truth, low)]) is wrong
