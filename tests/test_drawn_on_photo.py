@@ -1,0 +1,46 @@
+"""benchmarks/drawn_on_photo.py: a game's ink lands on the photographed grid where it belongs."""
+
+import numpy as np
+import pytest
+from sheet_fixture import draw_sheet, photograph
+
+from benchmarks.drawn_on_photo import centre_error, draw_into, ink_layer
+from models.synth.canvas import Canvas
+from scanner.lattice import quad_homography
+from scanner.pipeline import scan_photo, sheet_from_scan
+
+CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
+
+
+def _photo_and_homography(side="A"):
+    page, to_px = draw_sheet(side)
+    photo, lattice = photograph(page, to_px, CORNERS)
+    corners = np.float64([lattice[0, 0], lattice[0, -1], lattice[-1, -1], lattice[-1, 0]])
+    return photo, quad_homography(corners), lattice
+
+
+@pytest.mark.parametrize("cell", [(0.5, 0.5), (5.5, 7.5), (10.5, 10.5)])
+def test_a_dot_drawn_at_a_cell_centre_darkens_the_photo_there(cell):
+    photo, h, _ = _photo_and_homography()
+    cv = Canvas.covering(-1.0, -1.0, 12.0, 12.0, 20.0)
+    layer = cv.blank(3, 255)
+    cv.circle(layer, cell, 0.1, (0, 0, 0))
+    drawn = draw_into(photo, layer, cv, h)
+    changed = np.argwhere(np.abs(drawn.astype(int) - photo.astype(int)).max(axis=2) > 60)
+    x, y = (h @ np.array([cell[0], cell[1], 1.0]))[:2] / (h @ np.array([cell[0], cell[1], 1.0]))[2]
+    assert len(changed)
+    assert np.allclose(changed.mean(axis=0), (y, x), atol=1.0)
+
+
+def test_a_game_drawn_into_a_blank_sheet_photo_is_read_back():
+    photo, h, lattice = _photo_and_homography("B")
+    scan = scan_photo(photo)
+    assert centre_error(scan.lattice, lattice) < 0.1
+    layer, cv, game = ink_layer(3, "B", "pencil-hatch-icon", 40.0)
+    drawn = draw_into(photo, layer, cv, scan.homography)
+    again = scan_photo(drawn)
+    sheet = sheet_from_scan(again)
+    assert centre_error(again.lattice, lattice) < 0.1
+    read, truth = "".join(sheet.map.grid), "".join(game.grid)
+    right = sum(a == b for a, b in zip(read, truth, strict=True))
+    assert right >= 110  # the stand-in print is plainer than ours: most cells read right
