@@ -5,6 +5,9 @@ under a test that was written about one of them.
 ``write_sample(path, seed, "hard")`` for seeds 7000-7003 (the JPEG as a phone writes it
 and its truth), and ``make_view(7103, "normal")`` stored as a lossless WebP with its side
 and grid. Synthesis 24 draws other sheets for these seeds (docs/figures.md, session 23).
+``tests/data/synthesis25`` holds synthesis 25's hard 304012 (commit 2258790): synthesis
+26 prints side A's dashes as pale as the real print's, and on that photo the lines a
+test about bent paper was written on are then too faint to measure.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import numpy as np
 PINNED = Path(__file__).parent / "data" / "synthesis22"
 
 
-def pinned_photo(difficulty: str, seed: int) -> tuple[Path, dict]:
-    """The kept photo file and its truth."""
-    path = PINNED / f"{difficulty}_{seed}.jpg"
+def pinned_photo(difficulty: str, seed: int, synthesis: int = 22) -> tuple[Path, dict]:
+    """The kept photo file and its truth (drawn by that synthesis)."""
+    path = PINNED.parent / f"synthesis{synthesis}" / f"{difficulty}_{seed}.jpg"
     return path, json.loads(path.with_suffix(".json").read_text())
 
 

@@ -294,6 +294,23 @@ def test_the_coin_band_darkens_towards_its_ends_and_the_coins_do_not():
     assert max(np.abs(coin_falls)) < 0.04, coin_falls
 
 
+def test_side_a_dashes_are_as_pale_against_the_paper_as_the_real_print_s():
+    """On the photo of the real print, the middle of side A's orange dashes measures
+    0.56, 0.78 and 0.87 of the paper in B, G and R (measured by hand, session 26):
+    a pale orange, not the saturated accent of its labels. The scanner finds lines in the
+    least channel, so a dash twice as dark there (0.27-0.31 before synthesis 26) made
+    our grids far easier to find than the real one."""
+    for seed in range(4):
+        img, _, cv, pr = render_template("A", 40, np.random.default_rng(seed))
+        x = cv.px([(k, 0.0) for k in range(2, 10)])[:, 0]
+        rows = np.arange(*cv.px([(0.0, 0.2), (0.0, 10.8)])[:, 1].astype(int))
+        strip = img[rows][:, np.round(x - 0.5).astype(int)].reshape(-1, 3).astype(float)
+        dash = strip[strip.min(axis=1) < np.percentile(strip.min(axis=1), 40)]
+        ratio = np.median(dash, axis=0) / np.array(pr.paper, float)
+        assert 0.4 < ratio[0] < 0.7, ratio  # blue: the channel that was twice too dark
+        assert 0.65 < ratio[1] < 0.9 and 0.75 < ratio[2] < 0.98, ratio
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_side_b_canyon_is_one_torn_hole_over_its_cells(seed):
     """SHEET.md: "Side B's wasteland: a grey torn canyon graphic over its 7 cells." The
