@@ -38,8 +38,9 @@ Session 17 fitted the covered-cell detector on the tuning seeds above
 (benchmarks/fit_covered.py) and measured it once on 158000+. Session 18 measured on
 162000+ (plain and occluded) and 164000+ (hard), tuned on 300000-304099. Session 19
 measured the orientation change on 166000+ (normal and hard, 100 each); session 21 measured
-the same code on 168000+ (normal and hard, 100 each), session 22 on 170000+ (the same):
-use 172000+ next.
+the same code on 168000+ (normal and hard, 100 each), session 22 on 170000+ (the same).
+Session 26 looked at 172000+ while choosing how coins are read, and measured its changes
+on 174000+ (normal and hard, 100 each, synthesis 25): use 176000+ next.
 """
 
 from __future__ import annotations
