@@ -169,19 +169,25 @@ def test_coins_are_read_where_the_band_lies_not_where_it_is_printed(shift):
     assert abs(np.mean([y for _, y in reading.centres]) - (printed_y + shift * px)) < 0.06 * px
 
 
+def _track_view(side: str, coins: int, coin_reach: float):
+    """A scanned stand-in sheet's view, its coin centres, pixel grids and where the coins
+    are (out to ``coin_reach`` coin radii)."""
+    view = scan_photo(_photo(side, coins=coins)[0]).view.copy()
+    centres = np.array(read_coin_track(view).centres)
+    yy, xx = np.mgrid[: view.shape[0], : view.shape[1]]
+    on_coin = np.zeros(view.shape[:2], bool)
+    for x, y in centres:
+        on_coin |= np.hypot(xx - x, yy - y) <= coin_reach * g.COIN_RADIUS * g.CANON_PX_PER_CELL
+    return view, centres, yy, xx, on_coin
+
+
 @pytest.mark.parametrize("coins", [0, 4])
 def test_a_band_darker_at_its_end_than_its_coins_does_not_pass_for_marks(coins):
     # Seen on a photo of the real blank print: towards the track's end the band
     # darkens by 10-20 % while the coins stay bright, so against the band's light
     # the last coins look brighter than the rest, which then read as marked.
-    scan = scan_photo(_photo("A", coins=coins)[0])
-    view = scan.view.copy()
-    centres = np.array(read_coin_track(view).centres)
+    view, centres, yy, xx, on_coin = _track_view("A", coins, 1.1)
     px = g.CANON_PX_PER_CELL
-    yy, xx = np.mgrid[: view.shape[0], : view.shape[1]]
-    on_coin = np.zeros(view.shape[:2], bool)
-    for x, y in centres:
-        on_coin |= np.hypot(xx - x, yy - y) <= 1.1 * g.COIN_RADIUS * px
     end = (np.abs(yy - centres[:, 1].mean()) < 0.6 * px) & (xx > centres[-3, 0] - 0.5 * px)
     view[end & ~on_coin] = (view[end & ~on_coin] * 0.85).astype(np.uint8)
     reading = read_coin_track(view)
@@ -195,14 +201,8 @@ def test_a_blank_track_whose_band_darkens_at_its_end_is_read_surely_blank(side, 
     # with the light read on the band, the last coins looked the brightest, the others
     # marked against them, and a blank track read 0 only unsurely (12 or 13 coins on
     # a real print photographed upside down). The paper beside the band is lit alike.
-    scan = scan_photo(_photo(side, coins=0)[0])
-    view = scan.view.copy()
-    centres = np.array(read_coin_track(view).centres)
+    view, centres, yy, xx, on_coin = _track_view(side, 0, 1.0)
     px = g.CANON_PX_PER_CELL
-    yy, xx = np.mgrid[: view.shape[0], : view.shape[1]]
-    on_coin = np.zeros(view.shape[:2], bool)
-    for x, y in centres:
-        on_coin |= np.hypot(xx - x, yy - y) <= g.COIN_RADIUS * px
     band = np.abs(yy - centres[:, 1].mean()) < 0.32 * px
     # Darker towards the end over about a cell and a half, as the print's band is.
     shade = 1 - darker * np.exp(-np.clip(centres[-1, 0] + 0.5 * px - xx, 0, None) / px)
