@@ -90,6 +90,14 @@ def _fixes_for(path: Path, settings, given: dict) -> dict:
     return {**from_file, **given}
 
 
+def _side_for(fixes: dict, given: str | None) -> str | None:
+    """The side to read one input as: set by hand for it (``side=B``), else ``given``
+    (``--side`` or the settings file's ``side``; None: detect)."""
+    from app.corrections import side_set
+
+    return side_set(fixes) or given
+
+
 def _corrected(item, fixes: dict):
     """The loaded input with ``fixes`` applied (BadCorrection on a printed space)."""
     if not fixes:
@@ -156,7 +164,9 @@ def score(
     ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
     set_cells: list[str] = typer.Option(
-        None, "--set", help="Set by hand: C3=F, C3=farm,E7=. or coins=5 (several inputs: 2:C3=F)."
+        None,
+        "--set",
+        help="Set by hand: C3=F, C3=farm,E7=., coins=5 or side=B (several inputs: 2:C3=F).",
     ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
@@ -191,10 +201,11 @@ def score(
             decoded = ahead.take()
             try:
                 found = None if deal is not None or cards_file else _nearby_settings(path)
-                in_side = side_key or (found.side if found else None)
+                by_hand = _fixes_for(path, settings or found, fixes.get(index, {}))
+                in_side = _side_for(by_hand, side_key or (found.side if found else None))
                 keep = overlay is not None
                 item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
-                item = _corrected(item, _fixes_for(path, settings or found, fixes.get(index, {})))
+                item = _corrected(item, by_hand)
                 if item.cards is None and found is not None and found.cards is not None:
                     item = replace(item, cards=found.cards)
                 loaded.append((str(path), item, None))
@@ -421,6 +432,7 @@ def batch(
         fixes = _fixes_for(Path(path), in_use, {})
         if done.get(os.path.realpath(path)) == fixes_text(fixes):
             continue
+        job_side = _side_for(fixes, job_side)
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
@@ -483,7 +495,9 @@ def read(
     ),
     debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
-        None, "--set", help="Set spaces (or the coins) by hand: C3=F, C3=farm,E7=. or coins=5."
+        None,
+        "--set",
+        help="Set by hand: spaces C3=F, C3=farm,E7=., the coins (coins=5) or the side (side=B).",
     ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
@@ -494,7 +508,8 @@ def read(
     side_key = _check_side(side)
     fixes = _parse_fixes(set_cells, 1).get(0, {})
     try:
-        item = load_input(photo, side=side_key, keep_view=overlay is not None, photo_only=True)
+        in_side = _side_for(fixes, side_key)
+        item = load_input(photo, side=in_side, keep_view=overlay is not None, photo_only=True)
         item = _corrected(item, fixes)
         if overlay is not None:
             from app.overlay import draw_overlay, write_overlay

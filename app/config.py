@@ -10,6 +10,7 @@ given with ``--cards-file``::
     [set]           # optional: spaces set by hand after checking, per sheet
     "table3.jpg" = "C3=F,E7=T"
     "round2/table5.jpg" = ["A1=forest", "B2=."]
+    "table7.jpg" = "side=B"   # this sheet's printed side (``side`` above is for all)
 
 ``cards`` may also be a table: ``[cards]`` with keys ``A`` .. ``D``. ``[set]`` names
 sheets by their path from the settings file's folder, with what ``score --set`` takes.

@@ -2,7 +2,9 @@
 
 After checking the cells a report lists for review, a player says what is really
 drawn there (``score --set C3=F``, or a settings file's ``[set]`` table for a batch)
-instead of retyping the map; ``coins=N`` sets the count of marked coins the same way.
+instead of retyping the map; ``coins=N`` sets the count of marked coins the same way,
+and ``side=A`` or ``side=B`` the printed side (for one sheet, where ``--side`` and a
+settings file's ``side`` set it for all: the side is given before the photo is read).
 Pure data and rules: no image libraries.
 """
 
@@ -12,15 +14,17 @@ from dataclasses import replace
 
 from scanner.sheet import COINS, Correction, Sheet
 from scoring.board import DRAWN, EMPTY, MOUNTAIN, TERRAIN_NAMES
-from scoring.layouts import Space, parse_space, space_name
+from scoring.layouts import LAYOUTS, Space, parse_space, space_name
 
 #: What a space may be set to: a drawn terrain or empty, by symbol or by name.
 SETTABLE = {sym: sym for sym in DRAWN + EMPTY} | {TERRAIN_NAMES[sym]: sym for sym in DRAWN + EMPTY}
 #: Coins on the sheet's coin track (as many as ``--coins`` takes).
 MAX_COINS = 14
 
-#: Space -> map symbol, and maybe :data:`COINS` -> the count.
+#: Space -> map symbol, and maybe :data:`COINS` -> the count and :data:`SIDE` -> "A"/"B".
 Fixes = dict
+#: The key of a sheet's printed side set by hand.
+SIDE = "side"
 
 
 class BadCorrection(ValueError):
@@ -28,12 +32,13 @@ class BadCorrection(ValueError):
 
 
 def parse_corrections(values: list[str] | None, what: str = "--set") -> Fixes:
-    """``["C3=F", "E7=forest,K1=.", "coins=5"]`` ->
-    ``{(2, 2): "F", (4, 6): "T", (10, 0): ".", "coins": 5}``.
+    """``["C3=F", "E7=forest,K1=.", "coins=5", "side=b"]`` ->
+    ``{(2, 2): "F", (4, 6): "T", (10, 0): ".", "coins": 5, "side": "B"}``.
 
     Space names are case-insensitive; a terrain may be its map symbol or its name.
-    Raises :class:`BadCorrection` naming the unreadable item, or a space (or the coins)
-    set twice to different values; messages start with ``what`` (where they came from).
+    Raises :class:`BadCorrection` naming the unreadable item, or a space (or the coins,
+    or the side) set twice to different values; messages start with ``what`` (where they
+    came from).
     """
     out: Fixes = {}
     for value in values or []:
@@ -43,7 +48,7 @@ def parse_corrections(values: list[str] | None, what: str = "--set") -> Fixes:
                 raise BadCorrection(f"{what} takes SPACE=TERRAIN (e.g. C3=F), got {item!r}")
             key, setting = _parse_item(name.strip(), given.strip(), f"{what} {item.strip()}")
             if out.get(key, setting) != setting:
-                shown = key if key == COINS else space_name(key)
+                shown = key if key in (COINS, SIDE) else space_name(key)
                 raise BadCorrection(f"{what} names {shown} twice, with two values")
             out[key] = setting
     return out
@@ -80,6 +85,10 @@ def corrections_by_input(values: list[str] | None, n_inputs: int) -> dict[int, F
 
 
 def _parse_item(name: str, given: str, where: str) -> tuple[Space | str, str | int]:
+    if name.lower() == SIDE:
+        if given.upper() not in LAYOUTS:
+            raise BadCorrection(f"{where}: side must be {' or '.join(LAYOUTS)}")
+        return SIDE, given.upper()
     if name.lower() == COINS:
         if not given.isdigit() or int(given) > MAX_COINS:
             raise BadCorrection(f"{where}: coins must be a number from 0 to {MAX_COINS}")
@@ -104,7 +113,7 @@ def apply_corrections(sheet: Sheet, fixes: Fixes) -> Sheet:
     """
     if not fixes:
         return sheet
-    spaces = {k: v for k, v in fixes.items() if k != COINS}
+    spaces = {k: v for k, v in fixes.items() if k not in (COINS, SIDE)}
     game_map = sheet.map
     done = []
     for space, symbol in sorted(spaces.items()):
@@ -142,13 +151,20 @@ def apply_corrections(sheet: Sheet, fixes: Fixes) -> Sheet:
 
 
 def fixes_text(fixes: Fixes) -> str:
-    """The settings as one line, spaces in map order then the coins: ``"A1=T C3=F coins=5"``
-    ("" for none).
+    """The settings as one line: the side, the spaces in map order, then the coins:
+    ``"side=B A1=T C3=F coins=5"`` ("" for none).
 
     What a batch results row records, so that a re-run scores a sheet again when what
     was set for it has changed.
     """
-    parts = [f"{space_name(k)}={v}" for k, v in sorted(i for i in fixes.items() if i[0] != COINS)]
+    parts = [f"{SIDE}={fixes[SIDE]}"] if SIDE in fixes else []
+    spaces = sorted(i for i in fixes.items() if i[0] not in (COINS, SIDE))
+    parts += [f"{space_name(k)}={v}" for k, v in spaces]
     if COINS in fixes:
         parts.append(f"{COINS}={fixes[COINS]}")
     return " ".join(parts)
+
+
+def side_set(fixes: Fixes) -> str | None:
+    """The printed side set by hand ("A" or "B"), or None."""
+    return fixes.get(SIDE)

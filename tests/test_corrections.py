@@ -54,6 +54,43 @@ def test_the_coin_count_is_set_with_coins():
             parse_corrections([bad])
 
 
+def test_the_printed_side_is_set_with_side_and_comes_first_in_the_results_row():
+    from app.corrections import fixes_text, side_set
+
+    got = parse_corrections(["side=b,C3=F", "coins=2"])
+    assert got == {"side": "B", (2, 2): "F", "coins": 2}
+    assert side_set(got) == "B" and side_set({(2, 2): "F"}) is None
+    assert fixes_text(got) == "side=B C3=F coins=2"
+    for bad, says in (("side=C", "side must be A or B"), ("side=A,side=B", "twice")):
+        with pytest.raises(BadCorrection, match=says):
+            parse_corrections([bad])
+
+
+def test_a_side_set_by_hand_is_not_drawn_on_the_map():
+    sheet = Sheet(source="x", map=Map.empty(LAYOUTS["A"]), coins=0)
+    done = apply_corrections(sheet, {"side": "A", (2, 2): "F"})
+    assert [(c.space, c.symbol) for c in done.corrected] == [("C3", "F")]
+    assert done.map.at((2, 2)) == "F"
+
+
+SAMPLE_A = str(ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg")
+SAMPLE_CARDS = "the-cauldrons,greenbough,mages-valley,great-city"
+
+
+def test_a_photo_is_read_as_the_side_set_for_it():
+    # The shipped sample is side A; set to B, it is read with side B's layout (its
+    # wasteland among the spaces), the way --side B reads it, for this input alone.
+    plain = json.loads(run("score", SAMPLE_A, "--cards", SAMPLE_CARDS, "--json").stdout)
+    res = run("score", SAMPLE_A, "--cards", SAMPLE_CARDS, "--json", "--set", "side=B")
+    assert res.exit_code == 0, res.stderr
+    forced = json.loads(res.stdout)
+    assert (plain["side"], forced["side"]) == ("A", "B")
+    assert "#" not in "".join(plain["grid"]) and "#" in "".join(forced["grid"])
+    both = run("score", SAMPLE_A, SAMPLE_A, "--cards", SAMPLE_CARDS, "--json", "--set", "2:side=B")
+    assert [json.loads(line)["side"] for line in both.stdout.splitlines()] == ["A", "B"]
+    assert run("read", SAMPLE_A, "--set", "side=B").stdout.count("side: B") == 1
+
+
 def test_score_with_the_coins_set_by_hand():
     # forest-road-a.txt: coins 3 in every season; with 5, each season gains 2.
     res = run("score", FOREST_ROAD, "--json", "--set", "coins=5")
@@ -288,6 +325,25 @@ def test_a_bad_set_table_is_a_usage_error_naming_the_file(round_folder, table, s
     res = run("score", str(round_folder / "road.txt"))
     assert res.exit_code == 2
     assert "cartoscore.toml" in res.stderr and says in res.stderr
+
+
+def test_batch_reads_a_photo_as_the_side_its_settings_set(tmp_path):
+    import shutil
+
+    from app.batch import latest_rows, read_results
+
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(SAMPLE_A, d / "table1.jpg")
+    shutil.copy(SAMPLE_A, d / "table2.jpg")
+    cards = ", ".join(f'"{c}"' for c in SAMPLE_CARDS.split(","))
+    (d / "cartoscore.toml").write_text(f'cards = [{cards}]\n[set]\n"table2.jpg" = "side=B"\n')
+    out = tmp_path / "results.csv"
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stderr
+    rows = {r["source"].rsplit("/", 1)[-1]: r for r in latest_rows(read_results(out))}
+    assert (rows["table1.jpg"]["side"], rows["table2.jpg"]["side"]) == ("A", "B")
+    assert rows["table2.jpg"]["set_by_hand"] == "side=B"
 
 
 def test_batch_warns_of_a_set_for_a_sheet_it_does_not_have(round_folder, tmp_path):
