@@ -40,7 +40,8 @@ Session 17 fitted the covered-cell detector on the tuning seeds above
 measured the orientation change on 166000+ (normal and hard, 100 each); session 21 measured
 the same code on 168000+ (normal and hard, 100 each), session 22 on 170000+ (the same).
 Session 26 looked at 172000+ while choosing how coins are read, and measured its changes
-on 174000+ (normal and hard, 100 each, synthesis 25): use 176000+ next.
+on 174000+ (synthesis 25) and 176000+ (synthesis 26; normal and hard, 100 each): use
+178000+ next.
 """
 
 from __future__ import annotations
