@@ -113,7 +113,7 @@ def apply_corrections(sheet: Sheet, fixes: Fixes) -> Sheet:
     """
     if not fixes:
         return sheet
-    spaces = {k: v for k, v in fixes.items() if k not in (COINS, SIDE)}
+    spaces = _spaces(fixes)
     game_map = sheet.map
     done = []
     for space, symbol in sorted(spaces.items()):
@@ -158,11 +158,15 @@ def fixes_text(fixes: Fixes) -> str:
     was set for it has changed.
     """
     parts = [f"{SIDE}={fixes[SIDE]}"] if SIDE in fixes else []
-    spaces = sorted(i for i in fixes.items() if i[0] not in (COINS, SIDE))
-    parts += [f"{space_name(k)}={v}" for k, v in spaces]
+    parts += [f"{space_name(k)}={v}" for k, v in sorted(_spaces(fixes).items())]
     if COINS in fixes:
         parts.append(f"{COINS}={fixes[COINS]}")
     return " ".join(parts)
+
+
+def _spaces(fixes: Fixes) -> dict[Space, str]:
+    """The spaces of ``fixes`` (not the coins or the side)."""
+    return {k: v for k, v in fixes.items() if k not in (COINS, SIDE)}
 
 
 def side_set(fixes: Fixes) -> str | None:

@@ -198,16 +198,20 @@ def _showing_mountains(pyramid: Pyramid, best: GridFit, measured: list[GridFit])
     if mountains_match(pyramid, best.homography) >= MOUNTAINS_CLEAR:
         return best
     floor = max(best.score - MOUNTAINS_RESCUE, ACCEPT_SCORE)
-    for fits in (measured, _a_line_off(pyramid, best)):
+
+    def showing(fits: list[GridFit]) -> GridFit | None:
         for fit in sorted((f for f in fits if f is not best), key=lambda f: -f.score):
             if fit.score >= floor and mountains_match(pyramid, fit.homography) >= MOUNTAINS_CLEAR:
                 return fit
-    return best
+        return None
+
+    # The refits are measured only when no fit measured already shows the mountains.
+    return showing(measured) or showing(_a_line_off(pyramid, best)) or best
 
 
 def _a_line_off(pyramid: Pyramid, fit: GridFit) -> list[GridFit]:
-    """``fit`` measured again from a grid one row or column more or less, each way,
-    kept at its top, bottom, left or right edge (the eight fits that measure)."""
+    """``fit`` measured again from eight grids: one row or one column more or less, kept
+    at the top, bottom, left or right edge (those of the eight that can be measured)."""
     out = []
     for axis in (0, 1):
         for scale in (N / (N + 1), (N + 1) / N):
