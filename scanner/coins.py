@@ -140,18 +140,23 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
     grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
     centres = locate_coins(grey, radius, band_centre_line(view))
-    reading = _read_discs(grey, centres, visible, on_paper=False)
+    unlit = _unlit_discs(grey, centres)  # cut once, read in either light
+
+    def read_in(on_paper: bool) -> CoinReading:
+        light = _track_light(grey, centres, on_paper)[:, None, None]
+        return _read_discs((unlit / light)[:visible], centres, visible)
+
+    reading = read_in(on_paper=False)
     if reading.confidence < _SURE:
-        in_paper_light = _read_discs(grey, centres, visible, on_paper=True)
+        in_paper_light = read_in(on_paper=True)
         if in_paper_light.count == 0 and in_paper_light.confidence >= _SURE:
             return in_paper_light
     return reading
 
 
-def _read_discs(grey: np.ndarray, centres: np.ndarray, visible: int, on_paper: bool) -> CoinReading:
-    """Steps 2-7 on located coins, the light read on the band or on the paper beside it."""
+def _read_discs(discs: np.ndarray, centres: np.ndarray, visible: int) -> CoinReading:
+    """Steps 3-7 on the visible coins' discs, their light divided out."""
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    discs = coin_discs(grey, centres, on_paper)[:visible]
     marks, count, confidence = _two_readings(discs)
     if count < len(discs) and np.median(ring_contrast(discs[count:], radius)) < _HIDDEN_RING:
         confidence = min(confidence, _NO_SPLIT_SEEN)  # the "unmarked" coins look covered
@@ -223,7 +228,7 @@ def covered_coins(discs: np.ndarray) -> np.ndarray:
 
 def ring_contrast(discs: np.ndarray, radius: float) -> np.ndarray:
     """Per coin, how much brighter its middle is than its printed ring (light divided
-    out; unshifted cut of :func:`coin_discs`). About 0.13 to 0.18 on a clear printed coin;
+    out; unshifted cut of :func:`_unlit_discs`). About 0.13 to 0.18 on a clear printed coin;
     below zero when a mark covers the middle."""
     half = int(np.ceil(1.3 * radius))
     r = _disc_radii(half, radius)
@@ -253,22 +258,20 @@ def _track_grey(view: np.ndarray) -> np.ndarray:
     return grey
 
 
-def coin_discs(grey: np.ndarray, centres: np.ndarray, on_paper: bool = False) -> np.ndarray:
-    """(14, S, P) pixels of each coin's disc (slightly blurred), the light divided out
-    (read on the band, or ``on_paper`` beside it: :func:`_track_light`).
+def _unlit_discs(grey: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(14, S, P) pixels of each coin's disc (slightly blurred), before the light
+    (:func:`_track_light`) is divided out.
 
     Axis 1 holds the disc cut at each of ``S`` small shifts (up to ``_SHIFT``
     pixels, the unshifted cut first), so a coin located a pixel or two off can
     still be compared with the reference pixel for pixel.
     """
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
-    level = _track_light(grey, centres, on_paper)[:, None, None]
     half = int(np.ceil(1.3 * radius))
     top, bottom = _track_rows()
     blurred = np.zeros(grey.shape, np.float32)  # only the track rows are read
     blurred[top:bottom] = cv2.GaussianBlur(grey[top:bottom], (0, 0), 1.0)
-    big = half + _SHIFT
-    patches = _patches(blurred, centres, big) / level
+    patches = _patches(blurred, centres, half + _SHIFT)
     return patches.reshape(len(patches), -1)[:, _disc_cuts(half, radius)]
 
 
