@@ -502,6 +502,7 @@ def read(
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.inputs import load_input, use_second_thread
+    from app.report import correction_text
     from scoring.textmap import format_text
 
     use_second_thread()
@@ -526,7 +527,7 @@ def read(
     for note in sheet.notes:
         typer.echo(f"; note: {note}")
     for fix in sheet.corrected:
-        typer.echo(f"; set by hand: {fix.space} {fix.symbol} (read {fix.read})")
+        typer.echo(f"; set by hand: {correction_text(fix)}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
     if overlay is not None:
         _err(f"overlay written to {overlay}")

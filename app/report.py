@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scanner.sheet import COINS, Sheet
+from scanner.sheet import COINS, Correction, Sheet
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
@@ -209,10 +209,14 @@ def review_table(sheet: Sheet) -> Table:
     return table
 
 
+def correction_text(c: Correction) -> str:
+    """One thing set by hand, with what had been read: ``"C3 F (read W)"``."""
+    return f"{c.space} {c.symbol} (read {c.read})"
+
+
 def corrected_line(sheet: Sheet) -> str:
     """What was set by hand (``--set``, ``[set]``), each with what had been read."""
-    fixes = ", ".join(f"{c.space} {c.symbol} (read {c.read})" for c in sheet.corrected)
-    return f"Set by hand: {fixes}"
+    return f"Set by hand: {', '.join(correction_text(c) for c in sheet.corrected)}"
 
 
 def coins_line(sheet: Sheet, game: GameResult) -> str:
