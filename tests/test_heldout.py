@@ -130,3 +130,43 @@ def test_photo_pixels_show_the_page_points_the_truth_puts_there():
     err = np.linalg.norm(back - np.stack([xs, ys], 1), axis=1)
     # (the outermost half-step of pixels is extrapolated: a few stray tenths there)
     assert np.median(err) < 0.05 and np.percentile(err, 95) < 0.2, (np.median(err), err.max())
+
+
+def _result(seed: int, coins: int, truth: int, seen: int = 14, note: bool = False) -> dict:
+    """One photo's row as ``measure`` writes it: grid right, one cell read right."""
+    return {
+        "seed": seed,
+        "found": True,
+        "readable": True,
+        "oriented": True,
+        "side_ok": True,
+        "coins": coins,
+        "coins_truth": truth,
+        "coins_seen": seen,
+        "coin_note": note,
+        "cells": [("T", "T", False, False)],
+        "all_cells_right": True,
+        "total_ok": coins == truth,
+        "hand": "graphite",
+        "ms": 50.0,
+    }
+
+
+def test_the_coin_figures_set_apart_photos_cut_off_above_the_track(capsys):
+    """A photo that does not show the track cannot be read (the report says so); the
+    figures say how the photos showing it went, and how many were wrong silently."""
+    from benchmarks.heldout.measure import report
+
+    report(
+        [
+            _result(1, 3, 3),
+            _result(2, 0, 8, seen=0, note=True),  # track out of the photo: said so
+            _result(3, 0, 14, note=True),  # an unsure count: said so
+            _result(4, 2, 5),  # wrong, and nothing said
+        ],
+        "normal",
+    )
+    out = capsys.readouterr().out
+    assert "coins right (of those):                 1/4 (25.0%)" in out
+    assert "of photos showing the whole track:    1/3 (33.3%)" in out
+    assert "wrong with no note in the report: 1" in out

@@ -138,6 +138,7 @@ def measure_one(job: tuple) -> list[dict]:
     out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
+    out["coins_seen"] = int(scan.debug.get("coins_seen", 14))
     rows = []
     for model in models:
         use_model(model)
@@ -158,6 +159,8 @@ def _read(out: dict, scan, truth: dict, scan_ms: float) -> dict:
     layout = LAYOUTS[truth["side"]]
     pred, true = sheet.map.grid, truth["grid"]
     flagged = {rv.space for rv in sheet.review}
+    # The report says when the count is uncertain or the track is out of the photo.
+    out["coin_note"] = any("coin" in note for note in sheet.notes)
     cells = []
     for r in range(11):
         for c in range(11):
@@ -207,6 +210,12 @@ def report(results: list[dict], difficulty: str) -> None:
     print(f"side and orientation right (of those):  {pct(len(right), len(readable))}")
     print("figures below are on those sheets:")
     print(f"coins right (of those):                 {pct(len(coins), len(right))}")
+    whole = [r for r in right if r.get("coins_seen", 14) == 14]
+    silent = [r for r in right if r["coins"] != r["coins_truth"] and not r.get("coin_note")]
+    print(
+        f"  of photos showing the whole track:    {pct(sum(r in coins for r in whole), len(whole))}"
+        f"; wrong with no note in the report: {len(silent)}"
+    )
     print(f"cell accuracy (unprinted cells):        {pct(len(cells) - len(wrong), len(cells))}")
     print(
         f"  on ruins cells:                       {pct(len(ruins) - len(ruins_wrong), len(ruins))}"
