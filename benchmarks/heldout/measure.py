@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.measure_cells import resolve_spec
+from scanner.geometry import COIN_COUNT
 
 TOLERANCE = 0.10  # cells: "grid found"
 READABLE = 0.25  # cells: a looser fit whose cells are still cut well enough to read
@@ -138,7 +139,7 @@ def measure_one(job: tuple) -> list[dict]:
     out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
-    out["coins_seen"] = int(scan.debug.get("coins_seen", 14))
+    out["coins_seen"] = int(scan.debug.get("coins_seen", COIN_COUNT))
     rows = []
     for model in models:
         use_model(model)
@@ -210,10 +211,11 @@ def report(results: list[dict], difficulty: str) -> None:
     print(f"side and orientation right (of those):  {pct(len(right), len(readable))}")
     print("figures below are on those sheets:")
     print(f"coins right (of those):                 {pct(len(coins), len(right))}")
-    whole = [r for r in right if r.get("coins_seen", 14) == 14]
+    whole = [r for r in right if r.get("coins_seen", COIN_COUNT) == COIN_COUNT]
+    whole_right = sum(r["coins"] == r["coins_truth"] for r in whole)
     silent = [r for r in right if r["coins"] != r["coins_truth"] and not r.get("coin_note")]
     print(
-        f"  of photos showing the whole track:    {pct(sum(r in coins for r in whole), len(whole))}"
+        f"  of photos showing the whole track:    {pct(whole_right, len(whole))}"
         f"; wrong with no note in the report: {len(silent)}"
     )
     print(f"cell accuracy (unprinted cells):        {pct(len(cells) - len(wrong), len(cells))}")
