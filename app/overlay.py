@@ -17,7 +17,7 @@ import numpy as np
 
 from app.report import counted
 from scanner import geometry as g
-from scanner.sheet import COINS, Sheet
+from scanner.sheet import COINS, Sheet, shown
 from scoring.board import EMPTY
 from scoring.cards import CARDS, UnknownCard, find_card
 from scoring.game import EDICTS, GameResult
@@ -153,7 +153,7 @@ def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
             if (r, c) in by_hand:
                 label += " set"
             elif sheet.confidence is not None:
-                label += f" {sheet.confidence[r][c]:.2f}".replace("0.", ".").replace("1.00", "1")
+                label += " " + shown(sheet.confidence[r][c]).replace("0.", ".").replace("1.00", "1")
             # A white tag in the cell's top-left corner keeps the label readable on any ink.
             (tw, th), _ = cv2.getTextSize(label, FONT, 0.38, 1)
             cv2.rectangle(img, (x0 + 1, y0 + 1), (x0 + tw + 5, y0 + th + 6), (255, 255, 255), -1)

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from scanner.sheet import COINS, Correction, Sheet
+from scanner.sheet import COINS, Correction, Sheet, shown
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
@@ -205,7 +205,7 @@ def review_table(sheet: Sheet) -> Table:
     table.add_column("Candidates")
     for r in sheet.review:
         top = list(r.candidates.items())[:3]
-        table.add_row(r.space, r.reason, "  ".join(f"{k} {v:.2f}" for k, v in top))
+        table.add_row(r.space, r.reason, "  ".join(f"{k} {shown(v)}" for k, v in top))
     return table
 
 
@@ -231,7 +231,7 @@ def coins_line(sheet: Sheet, game: GameResult) -> str:
         return f"Coins: {used}"
     line = f"Coins read on the coin track: {sheet.coins}"
     if sheet.coin_confidence is not None:
-        line += f" (confidence {sheet.coin_confidence:.2f})"
+        line += f" (confidence {shown(sheet.coin_confidence)})"
     if used != sheet.coins:
         line += f"; scored with {used} (--coins)"
     return line

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import SheetNotFound
+from scanner.sheet import shown
 
 _GREEN, _RED, _GREY, _YELLOW, _BLUE = (
     (60, 200, 60),
@@ -49,9 +50,9 @@ def draw_scan(scan) -> np.ndarray:
         p = cv2.perspectiveTransform(np.float64([[[x, y]]]), h_work).reshape(2)
         cv2.circle(image, _pt(p), max(3, int(4 * scale)), _RED if i < scan.coins else _GREEN, thick)
     caption = (
-        f"side {scan.side} ({scan.side_confidence:.2f})  turned {scan.orientation} deg "
-        f"({scan.orientation_confidence:.2f})  fit {scan.fit:.2f}  coins {scan.coins} "
-        f"({scan.coin_confidence:.2f})"
+        f"side {scan.side} ({shown(scan.side_confidence)})  turned {scan.orientation} deg "
+        f"({shown(scan.orientation_confidence)})  fit {scan.fit:.2f}  coins {scan.coins} "
+        f"({shown(scan.coin_confidence)})"
     )
     _caption(image, caption, scale)
     return image

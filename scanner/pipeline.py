@@ -40,7 +40,7 @@ from scanner.lattice import max_shift
 from scanner.load import Photo, load_photo
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
 from scanner.rectify import rectify_grid, rotation, turn_lattice
-from scanner.sheet import Sheet
+from scanner.sheet import Sheet, shown
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
@@ -344,9 +344,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         raise ClassifierUnavailable(scan.source, f"the cell model is missing ({e})") from e
     notes = []
     if scan.side_confidence < 0.5:
-        notes.append(f"side {scan.side} is uncertain ({scan.side_confidence:.2f})")
+        notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
     if scan.orientation_confidence < 0.5:
-        notes.append(f"orientation is uncertain ({scan.orientation_confidence:.2f})")
+        notes.append(f"orientation is uncertain ({shown(scan.orientation_confidence)})")
     seen = scan.debug.get("coins_seen", COIN_COUNT)
     if seen == 0:
         notes.append("the coin track is outside the photo: coins not read (give --coins N)")
@@ -356,7 +356,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             f" {scan.coins} is uncertain (give --coins N)"
         )
     elif scan.coin_confidence < 0.5:
-        notes.append(f"coin count {scan.coins} is uncertain ({scan.coin_confidence:.2f})")
+        notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
     return Sheet(
         source=scan.source,
         map=Map(reading.grid, layout),

@@ -20,6 +20,14 @@ class Review:
     candidates: dict[str, float]
 
 
+def shown(p: float) -> str:
+    """A probability or confidence in two decimals, rounded *down*: a value just under a
+    threshold (review under 0.99, unsure under 0.50) never prints as the threshold
+    itself, so "low confidence" never stands beside "0.99" (0.988 prints 0.98)."""
+    hundredths = int(round(p * 1e6)) // 10_000  # the rounding absorbs float noise (0.29)
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
 #: The ``space`` of a :class:`Correction` that sets the number of marked coins.
 COINS = "coins"
 

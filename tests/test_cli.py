@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,22 @@ def test_photo_json_has_confidence_and_review(monkeypatch):
     assert obj["card_points"]["A"] == 1 and obj["seasons"][0]["total"] == 4
     human = run("score", "table.jpg", "--cards", DEAL)
     assert "C4" in human.stdout and "Check by hand: 1 cell (red" in human.stdout
+
+
+def test_a_cell_under_the_review_threshold_never_shows_the_threshold(monkeypatch):
+    # Cells are reviewed under 0.99 (scanner.classify.REVIEW_MIN_PROB); 0.988 printed
+    # to two places would read "T 0.99" beside "low confidence".
+    def sheet(path, *, side=None, decoded=None):
+        review = (Review("J6", "low confidence", {"T": 0.988, "F": 0.012}),)
+        return replace(fake_photo_sheet(path), review=review, coin_confidence=0.497)
+
+    monkeypatch.setattr(app.inputs, "read_photo", sheet)
+    res = run("score", "table.jpg", "--cards", DEAL)
+    assert res.exit_code == 0, res.stderr
+    assert "T 0.98  F 0.01" in res.stdout and "0.99" not in res.stdout
+    assert "(confidence 0.49)" in res.stdout  # unsure under 0.5: never "0.50"
+    [obj] = json_lines(run("score", "table.jpg", "--cards", DEAL, "--json").stdout)
+    assert obj["review"][0]["candidates"] == {"T": 0.988, "F": 0.012}  # JSON keeps them
 
 
 def test_read_prints_the_map_format(monkeypatch):
