@@ -15,7 +15,8 @@ cache and reads nothing; a ``--model`` given as ``PATH@MIN_PROB,MIN_MARGIN`` fla
 review with these thresholds instead of ``scanner.classify``'s, so the same model can be
 measured with two review rules in one run; ``PATH!STEP`` reads without one of the reading
 steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``,
-``lookalikes``, ``unfilled-ruins``: the review of ruins read empty; repeatable,
+``lookalikes``, ``unfilled-ruins``: the review of ruins read empty, ``shapes``: the vote
+of outlined shapes; repeatable,
 e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
@@ -86,7 +87,7 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
 
 
 #: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
-STEPS = ("consistency", "second-look", "neighbours", "lookalikes", "unfilled-ruins")
+STEPS = ("consistency", "second-look", "neighbours", "lookalikes", "unfilled-ruins", "shapes")
 
 
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
@@ -136,6 +137,7 @@ def use_model(spec: str | None) -> None:
     classify.set_neighbours("neighbours" not in out)
     classify.set_lookalikes("lookalikes" not in out)
     classify.set_unfilled_ruins("unfilled-ruins" not in out)
+    classify.set_shapes("shapes" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS

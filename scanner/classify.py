@@ -28,6 +28,7 @@ import numpy as np
 
 from scanner.covered import COVERED, covered_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
+from scanner.shapes import edge_lines, shape_vote
 from scanner.sheet import Review
 from scoring.layouts import SIZE, Layout, space_name
 
@@ -63,6 +64,8 @@ NEIGHBOUR_SURE = 0.9
 NEIGHBOUR_MAX_SIDES = 2
 #: Review reason of a cell whose class the neighbour prior changed.
 DECIDED_BY_NEIGHBOURS = "decided by neighbours"
+#: Review reason of a cell whose class its outlined shape chose (:mod:`scanner.shapes`).
+DECIDED_BY_SHAPE = "decided by its shape"
 #: Look-alike vote: a cell read with less than this ...
 LOOKALIKE_BELOW = 0.99
 #: ... takes the mean log-probabilities of its this many closest look-alikes ...
@@ -86,6 +89,7 @@ _neighbours = True
 _covered = True
 _lookalikes = True
 _unfilled_ruins = True
+_shapes = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -151,6 +155,12 @@ def set_unfilled_ruins(on: bool) -> None:
     """List every ruins space read as empty for review (on by default; see classify_cells)."""
     global _unfilled_ruins
     _unfilled_ruins = bool(on)
+
+
+def set_shapes(on: bool) -> None:
+    """Let an outlined shape's cells agree on one terrain (on by default; see classify_cells)."""
+    global _shapes
+    _shapes = bool(on)
 
 
 def set_covered(on: bool) -> None:
@@ -426,10 +436,12 @@ def review_cells(
     covered: np.ndarray | None = None,
     lookalike: np.ndarray | None = None,
     unfilled: np.ndarray | None = None,
+    by_shape: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
     the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
     those ``lookalike`` marks (``(121,)`` bool: their look-alikes chose it), those
+    ``by_shape`` marks (``(121,)`` bool: their outlined shape chose it), those
     ``covered`` marks (``(121,)`` bool: hidden under something; this reason first) and
     those ``unfilled`` marks (``(121,)`` bool: ruins spaces read as empty; this reason
     only when no other applies)."""
@@ -442,13 +454,18 @@ def review_cells(
     covered = np.zeros(len(probs), bool) if covered is None else covered
     lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
     unfilled = np.zeros(len(probs), bool) if unfilled is None else unfilled
-    doubtful = (low | close | decided | lookalike | covered | unfilled) & free_cells(layout)
+    by_shape = np.zeros(len(probs), bool) if by_shape is None else by_shape
+    doubtful = (low | close | decided | lookalike | by_shape | covered | unfilled) & free_cells(
+        layout
+    )
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
         if covered[i]:
             reason = COVERED
         elif decided[i]:
             reason = DECIDED_BY_NEIGHBOURS
+        elif by_shape[i]:
+            reason = DECIDED_BY_SHAPE
         elif lookalike[i]:
             reason = DECIDED_BY_LOOKALIKES
         elif low[i]:
@@ -525,6 +542,7 @@ def classify_cells(
     lookalikes: bool | None = None,
     hidden: Future | None = None,
     unfilled_ruins: bool | None = None,
+    shapes: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -536,10 +554,12 @@ def classify_cells(
     the prior and consistency step redone: a sixth fewer misread cells on tuning
     photos for about a tenth of a sheet's model time. With ``lookalikes``, cells still
     doubtful lean towards the readings of the cells that look most like them
-    (:func:`lookalike_vote`); then, with ``neighbours``, towards the terrains read surely
+    (:func:`lookalike_vote`); with ``shapes``, the cells of each shape the player
+    outlined take one terrain, sure cells included (:func:`scanner.shapes.shape_vote`);
+    then, with ``neighbours``, doubtful cells lean towards the terrains read surely
     beside them (:func:`neighbour_prior`). The review is still decided on the cells'
-    own reading (neither step takes a cell off it), and a cell whose class a step
-    changed is listed as decided by it (by the neighbours if both did). A
+    own reading (no step takes a cell off it), and a cell whose class a step changed
+    is listed as decided by it (by the last one that changed it). A
     sheet that :func:`looks_blank` is read as empty. With ``covered``, cells hidden
     under a finger, a pencil or a card (:func:`scanner.covered.covered_cells`) are
     listed for review as covered, keeping their best guess and candidates. With
@@ -567,6 +587,7 @@ def classify_cells(
         own thread while this one reads the model: taken instead of looking here.
     unfilled_ruins : list ruins spaces read as empty; default :func:`set_unfilled_ruins`'s
         value (on).
+    shapes : let each outlined shape's cells agree; default :func:`set_shapes`'s value (on).
 
     Returns
     -------
@@ -592,14 +613,19 @@ def classify_cells(
     own = voted = probs
     if features is not None and (_lookalikes if lookalikes is None else lookalikes):
         voted = probs = lookalike_vote(own, features, layout)
+    shaped = voted
+    if _shapes if shapes is None else shapes:
+        edges = edge_lines(crops)
+        shaped = probs = apply_layout_prior(shape_vote(voted, edges, free_cells(layout)), layout)
     if _neighbours if neighbours is None else neighbours:
-        probs = neighbour_prior(voted, layout)
-    decided = probs.argmax(axis=1) != voted.argmax(axis=1)
-    lookalike = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided
+        probs = neighbour_prior(shaped, layout)
+    decided = probs.argmax(axis=1) != shaped.argmax(axis=1)
+    by_shape = (shaped.argmax(axis=1) != voted.argmax(axis=1)) & ~decided
+    lookalike = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided & ~by_shape
     blank = looks_blank(probs, layout)
     if blank:
         own = probs = _all_empty(probs, layout)
-        decided = lookalike = None
+        decided = lookalike = by_shape = None
     choice = probs.argmax(axis=1)
     unfilled = None
     if not blank and (_unfilled_ruins if unfilled_ruins is None else unfilled_ruins):
@@ -622,7 +648,7 @@ def classify_cells(
         probabilities=probs,
         model_probabilities=raw,
         review=review_cells(
-            own, layout, min_prob, min_margin, decided, hidden, lookalike, unfilled
+            own, layout, min_prob, min_margin, decided, hidden, lookalike, unfilled, by_shape
         ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

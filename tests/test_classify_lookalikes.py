@@ -14,6 +14,7 @@ from scanner.cells import cut_cells
 from scanner.classify import (
     DECIDED_BY_LOOKALIKES,
     DECIDED_BY_NEIGHBOURS,
+    DECIDED_BY_SHAPE,
     apply_layout_prior,
     lookalike_vote,
 )
@@ -82,13 +83,13 @@ def test_sure_printed_and_ruins_cells_are_never_changed():
 @cache
 def _with_and_without_leaning(seed: int, difficulty: str):
     """A rendered view read with every step, and by the cells' own reading (before the
-    look-alikes or the neighbours lean them)."""
+    look-alikes, the outlined shapes or the neighbours lean them)."""
     from models import synth
 
     view, truth = synth.make_view(seed, difficulty)
     crops, layout = cut_cells(view), LAYOUTS[truth["side"]]
     on = classify.classify_cells(crops, layout)
-    own = classify.classify_cells(crops, layout, lookalikes=False, neighbours=False)
+    own = classify.classify_cells(crops, layout, lookalikes=False, neighbours=False, shapes=False)
     return on, own
 
 
@@ -135,6 +136,10 @@ def test_a_cell_whose_own_reading_was_changed_is_listed_as_decided():
                 for c in range(11):
                     if on.grid[r][c] != own.grid[r][c]:
                         space = space_name((r, c))
-                        assert reasons[space] in (DECIDED_BY_LOOKALIKES, DECIDED_BY_NEIGHBOURS)
+                        assert reasons[space] in (
+                            DECIDED_BY_LOOKALIKES,
+                            DECIDED_BY_SHAPE,
+                            DECIDED_BY_NEIGHBOURS,
+                        )
                         looked += reasons[space] == DECIDED_BY_LOOKALIKES
     assert looked > 0
