@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.ndimage import label
 
 from scanner.cells import CROP_PX
 from scanner.geometry import CANON_PX_PER_CELL, CELL_CROP_MARGIN, GRID_CELLS
@@ -58,30 +57,35 @@ _EDGE_AT = CROP_PX - round(CELL_CROP_MARGIN * CANON_PX_PER_CELL)  # a crop's cel
 _CELL_FROM = round(CELL_CROP_MARGIN * CANON_PX_PER_CELL)
 
 
-def _grey(crops: np.ndarray) -> np.ndarray:
-    """``(121, CROP_PX, CROP_PX)`` uint8 grey levels of the BGR crops."""
-    stacked = np.ascontiguousarray(crops).reshape(-1, CROP_PX, 3)
-    return cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(crops.shape[:3])
+def _grey(pixels: np.ndarray) -> np.ndarray:
+    """uint8 grey levels of BGR pixels ``(..., 3)``."""
+    flat = np.ascontiguousarray(pixels).reshape(1, -1, 3)  # one row: no per-row overhead
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(pixels.shape[:-1])
 
 
-def _paper(grey: np.ndarray) -> float:
-    """The sheet's paper grey: the 90th percentile of the cells' own pixels (every other
-    one), from their histogram."""
-    inner = grey[:, _CELL_FROM:_EDGE_AT:2, _CELL_FROM:_EDGE_AT:2]
-    counts = np.cumsum(np.bincount(inner.ravel(), minlength=256))
+def _paper(*greys: np.ndarray) -> float:
+    """The paper's grey: the 90th percentile of the pixels (every third), by histogram."""
+    counts = np.cumsum(sum(np.bincount(g.ravel()[::3], minlength=256) for g in greys))
     return max(float(np.searchsorted(counts, 0.9 * counts[-1])), 1.0)
 
 
 def _strength(bands: np.ndarray, paper: float) -> np.ndarray:
     """Line strength of grey bands ``(n, along, across)``: darkness against ``paper``
-    averaged along the edge, at its darkest across it, at a low percentile along it."""
+    averaged along the edge, at its darkest across it, at a low percentile along it.
+
+    Darkness ``1 - grey / paper`` is linear in the grey level once the grey is capped
+    at the paper's, so the averaging and the darkest pixel are taken on grey levels."""
     n, length, width = bands.shape
     # One image, a column per (across, edge) pair: one blur runs along every edge at once.
     columns = np.ascontiguousarray(bands.transpose(1, 2, 0)).reshape(length, width * n)
-    dark = np.clip(1.0 - columns.astype(np.float32) / np.float32(paper), 0.0, 1.0)
-    along = cv2.blur(dark, (1, EDGE_RUN), borderType=cv2.BORDER_REFLECT_101)
-    darkest = along.reshape(length, width, n).max(axis=1)
-    return np.percentile(darkest, EDGE_PERCENTILE, axis=0)
+    capped = np.minimum(columns, np.uint8(min(round(paper), 255)))
+    along = cv2.boxFilter(capped, cv2.CV_32F, (1, EDGE_RUN), borderType=cv2.BORDER_REFLECT_101)
+    darkest = 1.0 - along.reshape(length, width, n).min(axis=1) / np.float32(paper)
+    # The EDGE_PERCENTILE-th percentile along each edge (linear between two ranks).
+    rank = EDGE_PERCENTILE / 100 * (length - 1)
+    lo = int(rank)
+    pair = np.partition(darkest, (lo, lo + 1), axis=0)[lo : lo + 2]
+    return pair[0] + (rank - lo) * (pair[1] - pair[0])
 
 
 def edge_lines(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,30 +94,27 @@ def edge_lines(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``crops``: the 121 cell crops of :func:`scanner.cells.cut_cells` (BGR). Returns
     ``(right, below)``: ``right[r, c]`` for the edge between cells (r, c) and (r, c+1),
     shape (11, 10); ``below[r, c]`` between (r, c) and (r+1, c), shape (10, 11). Both
-    edges lie inside cell (r, c)'s crop, in its margin.
+    edges lie inside cell (r, c)'s crop, in its margin; darkness is measured against
+    the paper's grey around the edges.
     """
-    grey = _grey(crops)
-    paper = _paper(grey)
-    grid = grey.reshape(N, N, CROP_PX, CROP_PX)
+    grid = crops.reshape(N, N, CROP_PX, CROP_PX, 3)
     span = slice(_CELL_FROM + EDGE_END, _EDGE_AT - EDGE_END)
     across = slice(_EDGE_AT - EDGE_HALF, _EDGE_AT + EDGE_HALF + 1)
     length, width = span.stop - span.start, across.stop - across.start
-    right = grid[:, : N - 1, span, across].reshape(-1, length, width)
-    below = grid[: N - 1, :, across, span].reshape(-1, width, length).transpose(0, 2, 1)
-    return (
-        _strength(right, paper).reshape(N, N - 1),
-        _strength(below, paper).reshape(N - 1, N),
-    )
+    right = _grey(grid[:, : N - 1, span, across]).reshape(-1, length, width)
+    below = _grey(grid[: N - 1, :, across, span]).reshape(-1, width, length).transpose(0, 2, 1)
+    strength = _strength(np.concatenate([right, below]), _paper(right, below))
+    return strength[: len(right)].reshape(N, N - 1), strength[len(right) :].reshape(N - 1, N)
 
 
 def outlined_shapes(
     drawn: np.ndarray, empty: np.ndarray, right: np.ndarray, below: np.ndarray
 ) -> np.ndarray | None:
-    """Shape label per cell (121,), or None when the sheet shows no outlines.
+    """Shape label per cell (121,): 1, 2, ... for drawn cells (joined cells share one),
+    0 for the others; or None when the sheet shows no outlines.
 
     ``drawn`` and ``empty``: (11, 11) bool, the cells read as a terrain and those read
-    as empty (printed cells are neither). Cells not joined to any other keep a label of
-    their own.
+    as empty (printed cells are neither).
     """
     plain = np.concatenate([right[empty[:, :-1] & empty[:, 1:]], below[empty[:-1] & empty[1:]]])
     border = np.concatenate(
@@ -128,13 +129,14 @@ def outlined_shapes(
     if outline - printed < OUTLINED_GAP:
         return None
     below_line = printed + SAME_SHAPE * (outline - printed)
-    across = drawn[:, :-1] & drawn[:, 1:] & (right < below_line)
-    down = drawn[:-1] & drawn[1:] & (below < below_line)
-    cell = np.arange(N * N).reshape(N, N)
-    rows = np.concatenate([cell[:, :-1][across], cell[:-1][down]])
-    cols = np.concatenate([cell[:, 1:][across], cell[1:][down]])
-    joins = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(N * N, N * N))
-    return connected_components(joins, directed=False)[1]
+    # Cells on the even pixels of a (2N-1)^2 image, joins between them: 4-connected
+    # components of the image are the shapes.
+    image = np.zeros((2 * N - 1, 2 * N - 1), bool)
+    image[::2, ::2] = drawn
+    image[::2, 1::2] = drawn[:, :-1] & drawn[:, 1:] & (right < below_line)
+    image[1::2, ::2] = drawn[:-1] & drawn[1:] & (below < below_line)
+    labels, _ = label(image)
+    return labels[::2, ::2].ravel()
 
 
 def shape_vote(
@@ -153,10 +155,11 @@ def shape_vote(
     if labels is None:
         return probs
     sizes = np.bincount(labels)
+    sizes[0] = 0  # not a shape: the cells nothing is drawn on
     logp = np.log(np.maximum(probs, LOG_FLOOR))
     out = probs.copy()
-    for label in np.flatnonzero((sizes >= 2) & (sizes <= MAX_SHAPE)):
-        cells = np.flatnonzero(labels == label)
+    for shape in np.flatnonzero((sizes >= 2) & (sizes <= MAX_SHAPE)):
+        cells = np.flatnonzero(labels == shape)
         total = logp[cells].sum(axis=0)
         z = total - total.max()
         out[cells] = np.exp(z) / np.exp(z).sum()
