@@ -6,12 +6,14 @@ on purpose.
 """
 
 import warnings
+from pathlib import Path
 
 import cv2
 import numpy as np
 from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
+from scanner import pipeline
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import (
     _row_fit,
@@ -33,6 +35,9 @@ from scanner.lattice import (
 from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
+SAMPLE_PHOTO = str(
+    Path(__file__).resolve().parent.parent / "samples/photos/synth-2028-A-pencil-hatch-icon.jpg"
+)
 CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
 N = g.GRID_CELLS
 
@@ -203,6 +208,33 @@ def test_coins_in_the_photo_are_those_whose_centre_is_in_it():
     # The left edge just past the first coin's centre: none is read.
     left_cut = np.array([[px, 0, -(g.coin_center(0)[0] + 0.05) * px], [0, px, 20], [0, 0, 1]])
     assert coins_in_photo(left_cut, (800, 2000)) == 0
+
+
+def test_a_coin_whose_strip_the_photo_edge_cuts_is_named():
+    """A coin is read in the light of the band just above and below it; the canonical
+    view repeats the edge's pixels beyond the photo, so a coin whose strip (0.3 cell
+    round its centre) is cut is read in borrowed light."""
+    px = 40.0
+    h = np.array([[px, 0, 10], [0, px, 10], [0, 0, 1]])  # cell units -> photo pixels
+    cy = 10 + g.COIN_Y * px
+    inside = (round(cy + 0.3 * px) + 5, 2000)  # (height, width): the strips fit
+    assert pipeline.coins_cut(h, inside, g.COIN_COUNT) == ()
+    through = (round(cy + 0.15 * px), 2000)  # the bottom edge between centre and strip
+    assert pipeline.coins_in_photo(h, through) == g.COIN_COUNT
+    assert pipeline.coins_cut(h, through, g.COIN_COUNT) == tuple(range(g.COIN_COUNT))
+    x8 = 10 + g.coin_center(8)[0] * px  # the right edge just right of coin 8's centre
+    assert pipeline.coins_cut(h, (2000, round(x8 + 0.1 * px)), 9) == (8,)
+
+
+def test_a_count_calling_a_cut_coin_marked_is_uncertain_and_says_why(monkeypatch):
+    """The shipped sample's track has 7 marked coins; if its first coin were cut by the
+    photo's edge, the count would stand, unsure, with a note naming the coin."""
+    monkeypatch.setattr(pipeline, "coins_cut", lambda h, shape, visible: (0,))
+    scan = scan_photo(SAMPLE_PHOTO)
+    assert scan.coins == 7 and scan.coin_confidence <= pipeline.CUT_COIN_CONFIDENCE
+    notes = sheet_from_scan(scan).notes
+    assert any("coin 1 is cut by the photo's edge" in note for note in notes)
+    assert any("--coins" in note for note in notes)
 
 
 def test_coins_are_counted_on_the_part_of_the_track_in_the_photo():
