@@ -615,8 +615,8 @@ def classify_cells(
         voted = probs = lookalike_vote(own, features, layout)
     shaped = voted
     if _shapes if shapes is None else shapes:
-        edges = edge_lines(crops)
-        shaped = probs = apply_layout_prior(shape_vote(voted, edges, free_cells(layout)), layout)
+        shaped = shape_vote(voted, edge_lines(crops), free_cells(layout))
+        shaped = probs = apply_layout_prior(shaped, layout)
     if _neighbours if neighbours is None else neighbours:
         probs = neighbour_prior(shaped, layout)
     decided = probs.argmax(axis=1) != shaped.argmax(axis=1)

@@ -288,18 +288,17 @@ def coins_cut(homography: np.ndarray, shape: tuple[int, ...], visible: int) -> t
 
     Beyond the edge the canonical view repeats the edge's pixels, so the light a cut
     coin is read in is not its own: held-out photo 1060047 (fresh, session 28), its
-    first coin at the bottom edge, read 3 marked coins on a blank track, surely.
+    first coin at the bottom edge, read 3 marked coins on a blank track with no note.
     """
+    if visible == 0:
+        return ()
+    square = COIN_STRIP * np.float64([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    centres = np.float64([g.coin_center(i) for i in range(visible)])
+    corners = (centres[:, None, :] + square).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(corners, homography).reshape(visible, 4, 2)
     height, width = shape[:2]
-    cut = []
-    for i in range(visible):
-        x, y = g.coin_center(i)
-        d = COIN_STRIP
-        corners = np.float64([[x - d, y - d], [x + d, y - d], [x + d, y + d], [x - d, y + d]])
-        pts = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
-        if not np.all((pts >= 0) & (pts <= (width - 1, height - 1))):
-            cut.append(i)
-    return tuple(cut)
+    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
+    return tuple(int(i) for i in np.flatnonzero(~inside))
 
 
 def _work_to_full(scale: float) -> np.ndarray:

@@ -161,6 +161,6 @@ def shape_vote(
     for shape in np.flatnonzero((sizes >= 2) & (sizes <= MAX_SHAPE)):
         cells = np.flatnonzero(labels == shape)
         total = logp[cells].sum(axis=0)
-        z = total - total.max()
-        out[cells] = np.exp(z) / np.exp(z).sum()
+        weights = np.exp(total - total.max())
+        out[cells] = weights / weights.sum()
     return out
