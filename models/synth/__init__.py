@@ -22,4 +22,4 @@ from models.synth.view import make_view
 
 __all__ = ["DIFFICULTIES", "make_photo", "make_view", "write_sample"]
 
-VERSION = "26"  # bump when the rendering changes enough to invalidate cached training sets
+VERSION = "29"  # bump when the rendering changes enough to invalidate cached training sets

@@ -104,7 +104,7 @@ def _eyes(design, kind, cx, ey, dx, size) -> Lines:
     out: Lines = []
     xs = (cx,) if kind == "one" else (cx - dx, cx + dx)
     for i, x in enumerate(xs):
-        side = -1 if (i == 0 and len(xs) == 2) else 1
+        side = 1 if (i == 0 and len(xs) == 2) else -1  # synthesis 29: towards the nose
         if kind == "dots":
             out.append(_dot(x, ey))
         elif kind == "filled":
@@ -204,6 +204,14 @@ def _top(design, kind, cx, top, rx) -> Lines:
             out.append(np.array([(bx, top + 0.01), tip]))
             out.append(_ellipse(tip[0], tip[1] - 0.025, 0.025, 0.025))
     return out
+
+
+def face(design, rng, eyes: str, mouth: str, cx, ey, my, dx, half, size) -> Lines:
+    """Eyes of kind ``eyes`` (:data:`EYES`) over a mouth of kind ``mouth`` (:data:`MOUTHS`),
+    for the fixed monster designs that carry a face (:mod:`models.synth.draw`); ``"none"``
+    draws no mouth."""
+    out = _eyes(design, eyes, cx, ey, dx, size)
+    return out if mouth == "none" else out + _mouth(design, rng, mouth, cx, my, half, size)
 
 
 #: Eyes and mouths that make a bare face (no head, no horns) a monster, as SHEET.md's

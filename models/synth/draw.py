@@ -24,7 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from models.synth.canvas import Canvas, densify, wobble
-from models.synth.doodles import DOODLES, turned
+from models.synth.doodles import DOODLES, face, turned
 from models.synth.game import Game
 from models.synth.template import Printing, print_xy
 from scanner import geometry as g
@@ -378,6 +378,42 @@ def _water(rng, variant):
     return [np.stack([x, y + amp * np.sin((x - 0.15) * 2.5 * np.pi)], 1) for y in ys]
 
 
+def _bare_face(rng) -> list:
+    """A face with no head (SHEET.md: "a face (eyes and a jagged mouth, horns)").
+    Synthesis 29: the eyes are dots, angry brows over dots or slits, the mouth a zigzag
+    or a row of teeth, and half of them have horns (all those whose face alone could pass
+    for furrows); before, one fixed face with horns."""
+    eyes = str(rng.choice(("dots", "brows", "brows", "slits")))
+    mouth = str(rng.choice(("zigzag", "zigzag", "triangle", "square")))
+    size = rng.uniform(0.05, 0.07)
+    ey, my = rng.uniform(0.36, 0.46), rng.uniform(0.6, 0.7)
+    dx, half = rng.uniform(0.1, 0.16), rng.uniform(0.14, 0.24)
+    lines = face(rng, rng, eyes, mouth, 0.5, ey, my, dx, half, size)
+    if rng.random() < 0.5 or mouth == "square" or eyes == "dots" and mouth != "zigzag":
+        lines += [
+            [(0.3, 0.34), (0.26, 0.16), (0.4, 0.3)],
+            [(0.7, 0.34), (0.74, 0.16), (0.6, 0.3)],
+        ]
+    return lines
+
+
+def _spiky_blob(rng) -> list:
+    """A spiky blob (SHEET.md). Synthesis 29: 7-11 spikes of varied depth, and most
+    carry a face: dot or angry eyes, and often a jagged mouth or a row of teeth."""
+    k = int(rng.integers(7, 12))
+    t = np.linspace(0, 2 * np.pi, 2 * k + 1) + rng.uniform(0, np.pi)
+    outer = rng.uniform(0.3, 0.37)
+    rad = np.where(np.arange(2 * k + 1) % 2 == 0, outer, outer * rng.uniform(0.55, 0.8))
+    blob = [np.stack([0.5 + rad * np.cos(t), 0.52 + rad * np.sin(t)], 1)]
+    if rng.random() < 0.2:  # the older plain one: two dots for eyes
+        return [*blob, [(0.42, 0.46), (0.43, 0.47)], [(0.58, 0.46), (0.59, 0.47)]]
+    eyes = str(rng.choice(("dots", "dots", "brows", "open")))
+    mouth = str(rng.choice(("zigzag", "triangle", "square", "none")))
+    size = rng.uniform(0.03, 0.045)
+    ey, my = rng.uniform(0.43, 0.49), rng.uniform(0.6, 0.66)
+    return blob + face(rng, rng, eyes, mouth, 0.5, ey, my, rng.uniform(0.06, 0.09), 0.11, size)
+
+
 def _monster(rng, variant):
     if variant == 4:  # a single zigzag
         k = int(rng.integers(4, 9))
@@ -390,14 +426,8 @@ def _monster(rng, variant):
         rad = 0.22 + 0.08 * np.sin(t * rng.uniform(0.3, 0.7) + rng.uniform(0, 6))
         cx = 0.5 + 0.08 * np.sin(t / turns)
         return [np.stack([cx + rad * np.cos(t), 0.5 + 0.8 * rad * np.sin(t)], 1)]
-    if variant == 6:  # a face with no head: eyes, horns and a jagged mouth
-        return [
-            [(0.36, 0.42), (0.38, 0.44)],
-            [(0.62, 0.42), (0.64, 0.44)],
-            [(0.28, 0.62), (0.36, 0.54), (0.44, 0.64), (0.52, 0.54), (0.6, 0.64), (0.7, 0.56)],
-            [(0.3, 0.34), (0.26, 0.16), (0.4, 0.3)],
-            [(0.7, 0.34), (0.74, 0.16), (0.6, 0.3)],
-        ]
+    if variant == 6:  # a face with no head: eyes, a jagged mouth or teeth, often horns
+        return _bare_face(rng)
     if variant == 3:  # blob with big eyes and teeth
         t = np.linspace(0, 2 * np.pi, 16)
         rad = 0.28 + 0.04 * np.sin(5 * t)
@@ -413,12 +443,8 @@ def _monster(rng, variant):
             (0.68, 0.64),
         ]
         return [blob, eye + (0.4, 0.45), eye + (0.6, 0.45), teeth]
-    if variant == 1:  # spiky blob
-        k = int(rng.integers(7, 11))
-        t = np.linspace(0, 2 * np.pi, 2 * k + 1)
-        rad = np.where(np.arange(2 * k + 1) % 2 == 0, 0.34, 0.2)
-        blob = np.stack([0.5 + rad * np.cos(t), 0.52 + rad * np.sin(t)], 1)
-        return [blob, [(0.42, 0.46), (0.43, 0.47)], [(0.58, 0.46), (0.59, 0.47)]]
+    if variant == 1:  # spiky blob, most often with a face
+        return _spiky_blob(rng)
     t = np.linspace(0, 2 * np.pi, 20)
     head = np.stack([0.5 + 0.27 * np.cos(t), 0.55 + 0.25 * np.sin(t)], 1)
     lines = [
