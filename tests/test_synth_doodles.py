@@ -184,3 +184,39 @@ def test_a_minimal_players_dotted_farm_is_not_a_few_stray_dots():
         assert len(lines) >= 6 and len(rows) >= 2, seed
         assert _ink(lines).sum() > 2 * stray_ink, seed
     assert dotted >= 100, dotted
+
+
+def test_angry_brows_and_slits_slant_down_towards_the_nose():
+    """Angry eyes (:data:`doodles.ANGRY_EYES`): each brow or slit is lower at its end near
+    the middle of the face than at its outer end (synthesis 29; they slanted the other way,
+    a worried look)."""
+    for kind in ("brows", "slits"):
+        rng = np.random.default_rng(0)
+        lines = doodles.face(rng, rng, kind, "none", 0.5, 0.4, 0.6, 0.12, 0.2, 0.05)
+        strokes = [np.asarray(p, float) for p in lines if len(p) == 2 and np.ptp(p[:, 0]) > 0.03]
+        assert len(strokes) == 2, kind
+        for p in strokes:
+            inner, outer = sorted(p, key=lambda q: abs(q[0] - 0.5))
+            assert inner[1] > outer[1] + 0.01, (kind, p)  # y grows downwards
+
+
+def test_bare_faces_and_spiky_blobs_vary_and_carry_a_face():
+    """SHEET.md: "monster: a face (eyes and a jagged mouth, horns) or a spiky blob". The
+    fixed bare-face design (synthesis 29) differs from cell to cell, every one has a mouth
+    of at least three teeth, and half or so wear horns; most spiky blobs have more than two
+    dots for a face, and their spikes vary in number."""
+    face_variant, blob_variant = 6, 1
+    faces = [ICONS[MONSTER](np.random.default_rng(s), face_variant) for s in range(200)]
+    assert len({len(f) for f in faces}) >= 3
+    for f in faces:
+        assert max(_turns(p) for p in f) >= 4  # a zigzag or a row of teeth
+
+    def has_horns(f) -> bool:
+        return any(len(p) == 3 and np.ptp(np.asarray(p, float)[:, 1]) > 0.1 for p in f)
+
+    horned = sum(has_horns(f) for f in faces)
+    assert 0.35 * len(faces) < horned < 0.85 * len(faces), horned
+    blobs = [ICONS[MONSTER](np.random.default_rng(s), blob_variant) for s in range(200)]
+    spikes = {_turns(np.asarray(b[0], float)) for b in blobs}
+    assert len(spikes) >= 4
+    assert sum(len(b) > 3 for b in blobs) > 0.6 * len(blobs)
