@@ -26,6 +26,7 @@ from scanner.coins import (
 )
 from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import (
+    _frame_nodes_on_their_line,
     _limit_local,
     _reject_unlike_neighbours,
     _smooth_along_lines,
@@ -484,3 +485,20 @@ def test_thin_slashes_on_a_blurred_track_are_counted_but_flagged():
     reading = read_coin_track(view)
     assert reading.count == 5
     assert reading.confidence < 0.5
+
+
+def test_a_frame_node_keeps_the_one_coordinate_its_frame_line_gives():
+    """Node shifts (cells) with a coordinate missing (NaN): on the frame the measured
+    one is kept and the other moves as that coordinate does at the nodes around it;
+    inside the grid a node with one coordinate is not measured."""
+    shift = np.zeros((N + 1, N + 1, 2))
+    shift[..., 1] = 0.05  # every node measured 0.05 cell low
+    shift[1, 0] = (0.12, np.nan)  # the left frame line, its dashed line not found
+    shift[0, 0] = (np.nan, np.nan)  # the corner: neither found
+    shift[5, 5] = (0.3, np.nan)  # inside: a stroke, its crossing line not found
+    out = _frame_nodes_on_their_line(shift)
+    assert out[1, 0, 0] == 0.12
+    assert abs(out[1, 0, 1] - 0.05) < 1e-9  # its neighbours' mean (the corner has none)
+    assert np.isnan(out[0, 0]).all()
+    assert np.isnan(out[5, 5]).all()
+    assert not np.isnan(np.delete(out.reshape(-1, 2), [0, 5 * (N + 1) + 5], axis=0)).any()
