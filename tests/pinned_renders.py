@@ -8,8 +8,9 @@ and grid. Synthesis 24 draws other sheets for these seeds (docs/figures.md, sess
 ``tests/data/synthesis25`` holds synthesis 25's hard 304012 (commit 2258790): synthesis
 26 prints side A's dashes as pale as the real print's, and on that photo the lines a
 test about bent paper was written on are then too faint to measure.
-``tests/data/synthesis29`` holds synthesis 29's hard 300053 and 300098 (commit 5ba4a5b), on which
-session 30 changed how the frame nodes near a corner are measured and when paper is flat.
+``tests/data/synthesis29`` holds synthesis 29's hard 300034, 300053 and 300098 (commit
+5ba4a5b), on which session 30 changed how the lattice is first measured, its corners,
+and when paper is flat.
 """
 
 from __future__ import annotations
