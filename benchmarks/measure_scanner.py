@@ -40,8 +40,10 @@ Session 17 fitted the covered-cell detector on the tuning seeds above
 measured the orientation change on 166000+ (normal and hard, 100 each); session 21 measured
 the same code on 168000+ (normal and hard, 100 each), session 22 on 170000+ (the same).
 Session 26 looked at 172000+ while choosing how coins are read, and measured its changes
-on 174000+ (synthesis 25) and 176000+ (synthesis 26; normal and hard, 100 each): use
-178000+ next.
+on 174000+ (synthesis 25) and 176000+ (synthesis 26; normal and hard, 100 each).
+Session 30 tuned the lattice on 300000+ (clean, normal, hard, 200 each) and 302000+
+(occluded), measured its changes on 178000+ and 180000+ (synthesis 29; normal and hard,
+100 each) and looked at a few of their photos afterwards: use 182000+ next.
 """
 
 from __future__ import annotations
