@@ -635,17 +635,7 @@ def _frame_nodes_on_their_line(shift: np.ndarray) -> np.ndarray:
     one = missing.any(-1) & ~missing.all(-1)
     one[1:-1, 1:-1] = False
     if one.any():
-        padded = np.pad(shift, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
-        around = np.stack(
-            [
-                padded[1 + dy : N + 2 + dy, 1 + dx : N + 2 + dx]
-                for dy in (-1, 0, 1)
-                for dx in (-1, 0, 1)
-            ]
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nan_to_num(np.nanmean(around, axis=0))
+        mean = np.nan_to_num(_mean_around(shift))
         out[one] = np.where(missing[one], mean[one], shift[one])
     return out
 
@@ -820,22 +810,24 @@ def _fill_nan(disp: np.ndarray) -> np.ndarray:
         missing = np.isnan(out[..., 0])
         if not missing.any():
             break
-        padded = np.pad(out, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
-        stack = np.stack(
-            [
-                padded[1 + dy : N + 2 + dy, 1 + dx : N + 2 + dx]
-                for dy in (-1, 0, 1)
-                for dx in (-1, 0, 1)
-            ]
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(stack, axis=0)
+        mean = _mean_around(out)
         fill = missing & ~np.isnan(mean[..., 0])
         if not fill.any():
             break
         out[fill] = mean[fill]
     return np.nan_to_num(out)
+
+
+def _mean_around(disp: np.ndarray) -> np.ndarray:
+    """Per node and coordinate, the mean over its 3 x 3 neighbourhood (itself included)
+    of the values that are not NaN; NaN where there are none."""
+    padded = np.pad(disp, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    stack = np.stack(
+        [padded[1 + dy : N + 2 + dy, 1 + dx : N + 2 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(stack, axis=0)
 
 
 FRAME_OVER_LINES = 1.3  # a frame side's double line gives this many times an interior line
