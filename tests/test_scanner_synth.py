@@ -118,7 +118,7 @@ def test_a_nearly_flat_sheet_takes_its_homography():
     """Render 300053 (hard, a tuning photo; kept as synthesis 29 drew it): the
     homography alone puts every cell within 0.05 of the truth, but the measured nodes,
     each found to a pixel of a 24 px-a-cell canvas, showed a bend of a few hundredths
-    of a cell, so they were kept, and a dark blurred corner's left one cell 0.11 off.
+    of a cell, so they were kept, and by a dark, blurred corner one cell was 0.11 off.
     A bend that slight is now taken for flat paper."""
     problem = _kept_read_right("hard", 300_053, synthesis=29)
     assert problem is None, problem
