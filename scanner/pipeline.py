@@ -213,8 +213,9 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     try:
         visible = coins_in_photo(h_work, image.shape)
         coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
-        cut = coins_cut(h_work, image.shape, visible)
-        if any(i < coins.count for i in cut):
+        # Cut coins the count calls marked: the count stands, unsure, and says why.
+        cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
+        if cut:
             coins = replace(coins, confidence=min(coins.confidence, CUT_COIN_CONFIDENCE))
     finally:
         if hidden is not None:
@@ -326,7 +327,7 @@ def _debug(
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
         "coins_seen": len(coins.centres),
-        "coins_cut": cut,
+        "coins_cut_marked": cut,
         "coin_centres_cells": [
             (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
             for x, y in coins.centres
@@ -387,10 +388,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             f"only {seen} of the {COIN_COUNT} coins are in the photo: the count"
             f" {scan.coins} is uncertain (give --coins N)"
         )
-    elif any(i < scan.coins for i in scan.debug.get("coins_cut", ())):
-        first = min(scan.debug["coins_cut"]) + 1
+    elif cut := scan.debug.get("coins_cut_marked"):
         notes.append(
-            f"coin {first} is cut by the photo's edge and read as marked: the count"
+            f"coin {cut[0] + 1} is cut by the photo's edge and read as marked: the count"
             f" {scan.coins} is uncertain (give --coins N)"
         )
     elif scan.coin_confidence < 0.5:
