@@ -68,12 +68,13 @@ DECIDED_BY_NEIGHBOURS = "decided by neighbours"
 DECIDED_BY_SHAPE = "decided by its shape"
 #: Look-alike vote: a cell read with less than this ...
 LOOKALIKE_BELOW = 0.99
-#: ... takes the mean log-probabilities of its this many closest look-alikes ...
+#: ... takes the mean probabilities of its this many closest look-alikes ...
 LOOKALIKE_K = 4
-#: ... (those whose features' cosine similarity to its own is at least this) ...
+#: ... (those whose features' cosine similarity to its own is at least this), ...
 LOOKALIKE_MIN_SIM = 0.8
-#: ... times this, added to its own.
-LOOKALIKE_WEIGHT = 3.0
+#: ... floored at this, their log times this, added to its own log-probabilities.
+LOOKALIKE_FLOOR = 1e-3
+LOOKALIKE_WEIGHT = 1.0
 #: Review reason of a cell whose class its look-alikes changed.
 DECIDED_BY_LOOKALIKES = "decided by look-alikes"
 #: Review reason of a ruins space read as empty, however surely: the bare printed icon
@@ -364,6 +365,7 @@ def lookalike_vote(
     min_sim: float = LOOKALIKE_MIN_SIM,
     weight: float = LOOKALIKE_WEIGHT,
     below: float = LOOKALIKE_BELOW,
+    floor: float = LOOKALIKE_FLOOR,
 ) -> np.ndarray:
     """Lean each doubtful cell towards the readings of the cells that look most like it.
 
@@ -373,8 +375,11 @@ def lookalike_vote(
     terrain. Unlike :func:`sheet_consistency`, which compares a cell with each class's
     mean, this needs no surely read cells: a design the model reads a little wrong on
     most cells is decided by the majority of its own cells. A cell under ``below``
-    gets ``log p + weight * mean(log p_j)`` over its look-alikes ``j`` (probabilities
-    floored at 1e-6), renormalised. Surely read and printed cells are not changed.
+    gets ``log p + weight * log(mean p_j)`` over its look-alikes ``j`` (the mean
+    floored at :data:`LOOKALIKE_FLOOR`), renormalised. The look-alikes' probabilities
+    are averaged, not their logarithms: one surely read look-alike of another terrain
+    must not outvote the rest (a mean of logs let its 1e-6 for the cell's terrain turn
+    whole designs). Surely read and printed cells are not changed.
     """
     free = free_cells(layout) & ~_ruins_mask(layout)
     doubtful = np.flatnonzero(free & (probs.max(axis=1) < below))
@@ -387,13 +392,13 @@ def lookalike_vote(
     k = min(k, pool.size - 1)
     near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
     use = np.take_along_axis(sims, near, axis=1) >= min_sim
-    logp = np.log(np.maximum(probs, 1e-6))
     count = np.maximum(use.sum(axis=1, keepdims=True), 1)
-    votes = (logp[pool[near]] * use[..., None]).sum(axis=1) / count
+    mean = (probs[pool[near]] * use[..., None]).sum(axis=1) / count
     has = use.any(axis=1)
     rows = doubtful[has]
     out = probs.copy()
-    out[rows] = _softmax(logp[rows] + weight * votes[has])
+    own = np.log(np.maximum(probs[rows], 1e-300))
+    out[rows] = _softmax(own + weight * np.log(np.maximum(mean[has], floor)))
     return out
 
 

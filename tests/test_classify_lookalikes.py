@@ -67,6 +67,18 @@ def test_a_cell_read_a_little_wrong_follows_its_look_alikes():
     np.testing.assert_allclose(alone[_index("G9")], probs[_index("G9")])
 
 
+def test_one_sure_look_alike_of_another_terrain_does_not_outvote_the_rest():
+    """The vote is the look-alikes' majority: here three of G9's four look-alikes lean
+    water as G9 does, and one is read surely as farm. G9 stays water."""
+    probs, features = _sheet()
+    _read(probs, "G9", W=0.6, F=0.4)
+    for name in ("H8", "H9", "H10"):
+        _read(probs, name, W=0.6, F=0.4)
+    _read(probs, "G8", F=0.999999, W=0.000001)
+    out = lookalike_vote(probs, features, SIDE_A)
+    assert out[_index("G9")].argmax() == WATER
+
+
 def test_sure_printed_and_ruins_cells_are_never_changed():
     probs, features = _sheet()
     _read(probs, "G9", W=0.995, F=0.005)  # sure: the step leaves it
