@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from scanner.bend import fit_lattice, with_lattice
 from scanner.candidates import (
     clockwise,
     frame_quads,
@@ -35,10 +36,8 @@ from scanner.lattice import (
     cell_size_px,
     coarse_fit,
     fine_fit,
-    fit_lattice,
     max_shift,
     quad_homography,
-    with_lattice,
 )
 from scanner.mountains import dark_cell_share, paper_level
 from scoring.layouts import LAYOUTS

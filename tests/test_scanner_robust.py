@@ -14,6 +14,13 @@ from sheet_fixture import draw_sheet, photograph
 
 from scanner import geometry as g
 from scanner import pipeline
+from scanner.bend import (
+    _frame_nodes_on_their_line,
+    _limit_local,
+    _reject_unlike_neighbours,
+    _smooth_along_lines,
+    _smooth_bend,
+)
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coins import (
     _row_fit,
@@ -25,14 +32,7 @@ from scanner.coins import (
     split_marks,
 )
 from scanner.detect import Pyramid, fine_fit, ink_image
-from scanner.lattice import (
-    _frame_nodes_on_their_line,
-    _limit_local,
-    _reject_unlike_neighbours,
-    _smooth_along_lines,
-    _smooth_bend,
-    quad_homography,
-)
+from scanner.lattice import quad_homography
 from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
@@ -410,7 +410,7 @@ def test_a_dark_coin_among_the_unmarked_ones_makes_the_count_unsure():
 
 def test_row_medians_over_the_used_pieces_match_nanmedian():
     """The line-course fit's typical offset: the median of each row's used pieces."""
-    from scanner.lattice import _median_where
+    from scanner.bend import _median_where
 
     rng = np.random.default_rng(3)
     values = rng.random((12, 11))
