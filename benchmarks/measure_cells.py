@@ -7,7 +7,7 @@
 ``--model``: read with another ONNX model than the committed one; given several times,
 every model reads the very same scans and gets its own table; ``--no-consistency``:
 without re-scoring doubtful cells by the sheet's own drawings,
-``scanner.classify.sheet_consistency``; ``--scan-cache DIR``: keep each photo's scan
+``scanner.votes.sheet_consistency``; ``--scan-cache DIR``: keep each photo's scan
 there and reuse it when asked for the same seed and difficulty again, so the rendering and
 scanning can be done ahead, e.g. while a model trains, and a later run compares models on
 the very same scans; delete the folder after a scanner change; ``--scan-only`` fills the

@@ -2,7 +2,7 @@
 
 ``python -m models.onnx_outputs models/cells.onnx`` adds the output
 :data:`scanner.normalize.FEATURES_OUTPUT` -- the pooled vector the classifier head reads,
-which :func:`scanner.classify.sheet_consistency` compares across a sheet -- to a model
+which :func:`scanner.votes.sheet_consistency` compares across a sheet -- to a model
 exported before :func:`models.net.export_onnx` wrote it. Weights and logits are untouched.
 """
 

@@ -1,8 +1,9 @@
 """Read the terrain of every cell with the ONNX cell model (onnxruntime only, no torch).
 
 One batched call per sheet; the session is built once per process and per thread
-count. The printed layout is a hard prior: printed mountains and wasteland are read
-as such whatever the model says, and a cell without them can never be ``^`` or ``#``.
+count. The printed layout is a hard prior (:mod:`scanner.layout_prior`): printed
+mountains and wasteland are read as such whatever the model says, and a cell without
+them can never be ``^`` or ``#``. The sheet's votes are in :mod:`scanner.votes`.
 One player draws one sheet, so their forests look alike: :func:`sheet_consistency`
 re-scores the doubtful cells by how much the model's own features resemble the cells
 read confidently on the same sheet. Cells still doubtful after that get a second look:
@@ -20,16 +21,17 @@ Cells mostly hidden by something lying on the sheet (a finger, a pencil, a card:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scanner.covered import COVERED, covered_cells
+from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
 from scanner.shapes import edge_lines, shape_vote
 from scanner.sheet import Review
+from scanner.votes import _softmax, lookalike_vote, neighbour_prior, sheet_consistency
 from scoring.layouts import SIZE, Layout, space_name
 
 if TYPE_CHECKING:
@@ -44,44 +46,18 @@ REVIEW_MIN_PROB = 0.99
 REVIEW_MIN_MARGIN = 0.5
 #: Candidates listed in a review: the top two, and any other class with at least this probability.
 CANDIDATE_MIN_PROB = 0.02
-#: Sheet consistency: cells read with at least this probability make the sheet's prototypes ...
-PROTOTYPE_MIN_PROB = 0.7
-#: ... (a class needs this many such cells to have one) ...
-PROTOTYPE_MIN_CELLS = 2
-#: ... cells read with less than this are re-scored ...
-RESCORE_BELOW = 0.995
-#: ... by ``exp(CONSISTENCY_WEIGHT * (similarity to the class - best similarity))``.
-CONSISTENCY_WEIGHT = 12.0
 #: Second look: cells read with less than this are read again mirrored (see classify_cells).
 SECOND_LOOK_BELOW = 0.99
-#: Neighbour prior: a cell read with less than this ...
-NEIGHBOUR_BELOW = 0.99
-#: ... gains this much log-probability for a terrain per side it shares with a cell ...
-NEIGHBOUR_WEIGHT = 0.6
-#: ... read as that terrain with at least this probability, ...
-NEIGHBOUR_SURE = 0.9
-#: ... counting at most this many such sides.
-NEIGHBOUR_MAX_SIDES = 2
 #: Review reason of a cell whose class the neighbour prior changed.
 DECIDED_BY_NEIGHBOURS = "decided by neighbours"
 #: Review reason of a cell whose class its outlined shape chose (:mod:`scanner.shapes`).
 DECIDED_BY_SHAPE = "decided by its shape"
-#: Look-alike vote: a cell read with less than this ...
-LOOKALIKE_BELOW = 0.99
-#: ... takes the mean probabilities of its this many closest look-alikes ...
-LOOKALIKE_K = 4
-#: ... (those whose features' cosine similarity to its own is at least this), ...
-LOOKALIKE_MIN_SIM = 0.8
-#: ... floored at this, their log times this, added to its own log-probabilities.
-LOOKALIKE_FLOOR = 1e-3
-LOOKALIKE_WEIGHT = 1.0
 #: Review reason of a cell whose class its look-alikes changed.
 DECIDED_BY_LOOKALIKES = "decided by look-alikes"
 #: Review reason of a ruins space read as empty, however surely: the bare printed icon
 #: and a faint drawing over it are what the model tells apart worst (docs/figures.md, session 21).
 UNFILLED_RUINS = "unfilled ruins"
 
-_PRINTED = "^#"
 _threads = 1
 _mirror = False
 _consistency = True
@@ -193,12 +169,6 @@ def _session(path: Path, threads: int):
     return _sessions[key]
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def predict_probabilities(
     crops: np.ndarray,
     layout: Layout,
@@ -250,186 +220,6 @@ class _Reader:
         """The given cells (indices) read mirrored left-right."""
         image = np.ascontiguousarray(self.feed[IMAGE_INPUT][cells][..., ::-1])
         return self._run(image, self.feed[RUINS_INPUT][cells])
-
-
-def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
-    """Force printed terrain; forbid ``^``/``#`` elsewhere; renormalise."""
-    printed = _printed_table(layout)
-    out = probs.copy()
-    out[:, [CLASSES.index(s) for s in _PRINTED]] = 0.0
-    out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
-    fixed = printed >= 0
-    out[fixed] = 0.0
-    out[fixed, printed[fixed]] = 1.0
-    return out
-
-
-def _unit_rows(features: np.ndarray) -> np.ndarray:
-    """Each cell's feature vector scaled to length 1 (cosine similarity by dot product)."""
-    return features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
-
-
-def sheet_consistency(
-    probs: np.ndarray,
-    features: np.ndarray,
-    layout: Layout,
-    weight: float = CONSISTENCY_WEIGHT,
-    min_prob: float = PROTOTYPE_MIN_PROB,
-    below: float = RESCORE_BELOW,
-) -> np.ndarray:
-    """Re-score a sheet's doubtful cells by their likeness to its confidently read cells.
-
-    Per class, the prototype is the mean direction of the features of the unprinted
-    cells read as that class with at least ``min_prob`` (if there are
-    ``PROTOTYPE_MIN_CELLS`` of them). Ruins spaces make no prototypes: their printed
-    icon makes them look alike whatever is drawn on them. A cell whose top probability
-    is below ``below`` gets ``p_k * exp(weight * (s_k - max_j s_j))``, renormalised,
-    with ``s_k`` the cosine similarity of its features to class ``k``'s prototype;
-    classes without a prototype keep their probability's weight (``s_k`` counts as the
-    best). Printed terrain is never re-scored (its probability is 1) and the layout
-    prior is applied again.
-
-    Parameters
-    ----------
-    probs : (121, len(CLASSES)) probabilities after :func:`apply_layout_prior`.
-    features : (121, F) the model's pooled features (:data:`FEATURES_OUTPUT`).
-    layout : the printed side.
-    """
-    unit = _unit_rows(features)
-    top = probs.argmax(axis=1)
-    sure = (probs.max(axis=1) >= min_prob) & free_cells(layout) & ~_ruins_mask(layout)
-    sims = np.zeros_like(probs)
-    have = np.zeros(probs.shape[1], bool)
-    for k in range(probs.shape[1]):
-        members = unit[sure & (top == k)]
-        if len(members) >= PROTOTYPE_MIN_CELLS:
-            proto = members.mean(axis=0)
-            sims[:, k] = unit @ (proto / max(float(np.linalg.norm(proto)), 1e-9))
-            have[k] = True
-    doubtful = probs.max(axis=1) < below
-    if not have.any() or not doubtful.any():
-        return probs
-    best = sims[:, have].max(axis=1, keepdims=True)
-    shift = np.where(have, sims - best, 0.0)
-    logp = np.log(np.maximum(probs[doubtful], 1e-300)) + weight * shift[doubtful]
-    out = probs.copy()
-    out[doubtful] = _softmax(logp)
-    return apply_layout_prior(out, layout)
-
-
-def neighbour_prior(
-    probs: np.ndarray,
-    layout: Layout,
-    weight: float = NEIGHBOUR_WEIGHT,
-    sure: float = NEIGHBOUR_SURE,
-    below: float = NEIGHBOUR_BELOW,
-    max_sides: int = NEIGHBOUR_MAX_SIDES,
-) -> np.ndarray:
-    """Lean each doubtful cell towards the terrains drawn surely beside it.
-
-    Every turn a player draws a shape of one to five spaces in one terrain, so a
-    drawn space usually shares a side with another of its terrain. A cell whose top
-    probability is below ``below`` gets ``p_k * exp(weight * min(n_k, max_sides))``,
-    renormalised (a class at 0 stays at 0), where ``n_k`` counts its sides shared with
-    unprinted cells read as terrain ``k`` with at least ``sure``. Empty neighbours count
-    for nothing (a faint drawing beside blank paper must stay in doubt), nor do printed
-    ones; printed cells and surely read ones are not changed.
-    """
-    printed = _printed_table(layout)
-    top = probs.argmax(axis=1)
-    conf = probs.max(axis=1)
-    doubtful = (conf < below) & (printed < 0)
-    if not doubtful.any():
-        return probs
-    empty = CLASSES.index(".")
-    votes = ((conf >= sure) & (printed < 0) & (top != empty)).reshape(SIZE, SIZE)
-    # Each sure vote, one-hot by class, on the grid with a blank border of one cell.
-    padded = np.zeros((SIZE + 2, SIZE + 2, probs.shape[1]))
-    rows, cols = np.nonzero(votes)
-    padded[rows + 1, cols + 1, top.reshape(SIZE, SIZE)[rows, cols]] = 1.0
-    up, down, left, right = padded[:-2, 1:-1], padded[2:, 1:-1], padded[1:-1, :-2], padded[1:-1, 2:]
-    sides = (up + down + left + right).reshape(SIZE * SIZE, -1)
-    boost = np.exp(weight * np.minimum(sides, max_sides))
-    leaning = np.flatnonzero(doubtful & (boost > 1).any(axis=1))
-    out = probs.copy()
-    out[leaning] *= boost[leaning]
-    out[leaning] /= out[leaning].sum(axis=1, keepdims=True)
-    return out
-
-
-def lookalike_vote(
-    probs: np.ndarray,
-    features: np.ndarray,
-    layout: Layout,
-    k: int = LOOKALIKE_K,
-    min_sim: float = LOOKALIKE_MIN_SIM,
-    weight: float = LOOKALIKE_WEIGHT,
-    below: float = LOOKALIKE_BELOW,
-    floor: float = LOOKALIKE_FLOOR,
-) -> np.ndarray:
-    """Lean each doubtful cell towards the readings of the cells that look most like it.
-
-    One player draws each terrain one way, so a cell's closest look-alikes on the same
-    sheet (the ``k`` unprinted cells, ruins spaces excepted, whose features have the
-    highest cosine similarity to its own, if at least ``min_sim``) are mostly of its
-    terrain. Unlike :func:`sheet_consistency`, which compares a cell with each class's
-    mean, this needs no surely read cells: a design the model reads a little wrong on
-    most cells is decided by the majority of its own cells. A cell under ``below``
-    gets ``log p + weight * log(mean p_j)`` over its look-alikes ``j`` (the mean
-    floored at :data:`LOOKALIKE_FLOOR`), renormalised. The look-alikes' probabilities
-    are averaged, not their logarithms: one surely read look-alike of another terrain
-    must not outvote the rest (a mean of logs let its 1e-6 for the cell's terrain turn
-    whole designs). Surely read and printed cells are not changed.
-    """
-    free = free_cells(layout) & ~_ruins_mask(layout)
-    doubtful = np.flatnonzero(free & (probs.max(axis=1) < below))
-    pool = np.flatnonzero(free)
-    if not doubtful.size or pool.size < 2:
-        return probs
-    unit = _unit_rows(features)
-    sims = unit[doubtful] @ unit[pool].T
-    sims[pool[None, :] == doubtful[:, None]] = -np.inf  # not its own look-alike
-    k = min(k, pool.size - 1)
-    near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    use = np.take_along_axis(sims, near, axis=1) >= min_sim
-    count = np.maximum(use.sum(axis=1, keepdims=True), 1)
-    mean = (probs[pool[near]] * use[..., None]).sum(axis=1) / count
-    has = use.any(axis=1)
-    rows = doubtful[has]
-    out = probs.copy()
-    own = np.log(np.maximum(probs[rows], 1e-300))
-    out[rows] = _softmax(own + weight * np.log(np.maximum(mean[has], floor)))
-    return out
-
-
-@lru_cache(maxsize=16)
-def _ruins_mask(layout: Layout) -> np.ndarray:
-    """(121,) True on the layout's ruins spaces."""
-    mask = np.zeros(SIZE * SIZE, bool)
-    for r, c in layout.ruins:
-        mask[r * SIZE + c] = True
-    mask.flags.writeable = False
-    return mask
-
-
-@lru_cache(maxsize=16)
-def _printed_table(layout: Layout) -> np.ndarray:
-    """(121,) class index of the printed terrain per cell, -1 where nothing is printed."""
-    table = np.full(SIZE * SIZE, -1)
-    for i in range(SIZE * SIZE):
-        sym = layout.printed(divmod(i, SIZE))
-        if sym is not None:
-            table[i] = CLASSES.index(sym)
-    table.flags.writeable = False
-    return table
-
-
-@lru_cache(maxsize=16)
-def free_cells(layout: Layout) -> np.ndarray:
-    """(121,) bool, read-only: the cells the layout leaves free (no printed terrain)."""
-    free = _printed_table(layout) < 0
-    free.flags.writeable = False
-    return free
 
 
 def review_cells(

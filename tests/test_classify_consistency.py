@@ -8,13 +8,9 @@ import onnxruntime as ort
 
 from models.onnx_outputs import add_features_output
 from scanner import classify
-from scanner.classify import (
-    PROTOTYPE_MIN_PROB,
-    RESCORE_BELOW,
-    apply_layout_prior,
-    sheet_consistency,
-)
+from scanner.layout_prior import apply_layout_prior
 from scanner.normalize import CLASSES, FEATURES_OUTPUT
+from scanner.votes import PROTOTYPE_MIN_PROB, RESCORE_BELOW, sheet_consistency
 from scoring.layouts import SIDE_A, SIZE, parse_space
 
 F, W, EMPTY = CLASSES.index("F"), CLASSES.index("W"), CLASSES.index(".")
