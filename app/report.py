@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from app.what_if import IfRunnerUp, if_runner_up
 from scanner.sheet import COINS, Correction, Sheet, shown
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
@@ -55,6 +56,7 @@ def sheet_json(
     explanations); ``game`` is the whole game when the sheet is one season of a
     per-season game (``season`` names it), else ``on_map`` is the game.
     """
+    one_map = game is None
     game = game or on_map
     out: dict = {"source": sheet.source, "side": sheet.map.layout.name}
     if season is not None:
@@ -100,7 +102,21 @@ def sheet_json(
             {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
             for r in sheet.review
         ]
+        if one_map and sheet.review:
+            # An extension of CLI.md's object (its review entries keep their shape).
+            out["if_runner_up"] = {
+                space: {"symbol": e.symbol, "total": e.total}
+                for space, e in review_effects(sheet, game).items()
+            }
     return out
+
+
+def review_effects(sheet: Sheet, game: GameResult) -> dict[str, IfRunnerUp]:
+    """The total of ``game`` (one map: the sheet's) with each reviewed cell read as its
+    runner-up (:func:`app.what_if.if_runner_up`)."""
+    if not sheet.review:
+        return {}
+    return if_runner_up(sheet.map, sheet.review, game.cards, game.seasons[-1].coins)
 
 
 BLANK_NOTE = "blank sheet: nothing is drawn on the map; scored as an empty map"
@@ -191,21 +207,41 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def review_heading(sheet: Sheet) -> str:
+def review_heading(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> str:
     """The line above the review table (printed on its own: a table title would
-    wrap to the narrow table's width)."""
-    return f"Check by hand: {counted(len(sheet.review), 'cell')} (red on --overlay)"
+    wrap to the narrow table's width); with ``effects``, how many of the cells would
+    change the total if they were their runner-up."""
+    line = f"Check by hand: {counted(len(sheet.review), 'cell')} (red on --overlay)"
+    if effects is not None:
+        changing = sum(e.change != 0 for e in effects.values())
+        line += f"; {changing} of them would change the total"
+    return line
 
 
-def review_table(sheet: Sheet) -> Table:
-    """The cells to check by hand, with the classifier's top three candidates."""
+def if_text(effect: IfRunnerUp | None) -> str:
+    """``"V: total 15 (+3)"``, ``"V: no change"`` or ``""`` (no runner-up to try)."""
+    if effect is None:
+        return ""
+    if effect.change == 0:
+        return f"{effect.symbol}: no change"
+    return f"{effect.symbol}: total {effect.total} ({effect.change:+d})"
+
+
+def review_table(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> Table:
+    """The cells to check by hand, with the classifier's top three candidates and, with
+    ``effects``, the total if each were its runner-up."""
     table = Table()
     table.add_column("Space")
     table.add_column("Why")
     table.add_column("Candidates")
+    if effects is not None:
+        table.add_column("If it is the runner-up")
     for r in sheet.review:
         top = list(r.candidates.items())[:3]
-        table.add_row(r.space, r.reason, "  ".join(f"{k} {shown(v)}" for k, v in top))
+        cells = [r.space, r.reason, "  ".join(f"{k} {shown(v)}" for k, v in top)]
+        if effects is not None:
+            cells.append(if_text(effects.get(r.space)))
+        table.add_row(*cells)
     return table
 
 
@@ -255,8 +291,10 @@ def render_sheet(
     for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")
     if sheet.review:
-        console.print(review_heading(sheet), style="yellow")
-        console.print(review_table(sheet))
+        # One map, the whole game: each reviewed cell's effect on the total is known.
+        effects = review_effects(sheet, game) if show_game and season is None else None
+        console.print(review_heading(sheet, effects), style="yellow")
+        console.print(review_table(sheet, effects))
     if sheet.corrected:
         console.print(corrected_line(sheet))
     console.print(coins_line(sheet, game))

@@ -1,0 +1,76 @@
+"""Each cell listed for review, read as its runner-up: what the total would be.
+
+RULES.md: "−1 per empty space adjacent to at least one monster space (once per
+space)" at the end of each of the four seasons, and "+1 per coin marked on the coin
+track so far" every season. The cards below score nothing on an empty map
+(RULES.md's card table: forest on the edge, rows and columns with forest, water
+beside farms, the largest village cluster), so on a map holding one drawing the
+totals follow from the monster and coin rules alone.
+"""
+
+from app.report import review_heading, sheet_json
+from app.what_if import if_runner_up, runner_up
+from scanner.sheet import Review, Sheet
+from scoring.board import Map
+from scoring.game import score_game
+from scoring.layouts import SIDE_A
+
+CARDS = {"A": "sentinel-wood", "B": "greenbough", "C": "canal-lake", "D": "great-city"}
+#: E5 on side A: its four neighbours D5, F5, E4 and E6 are free spaces (no mountain).
+MONSTER_AT = (4, 4)
+
+
+def _map_with(symbol: str, at: tuple[int, int] = MONSTER_AT) -> Map:
+    grid = list(Map.empty(SIDE_A).grid)
+    r, c = at
+    grid[r] = grid[r][:c] + symbol + grid[r][c + 1 :]
+    return Map(tuple(grid), SIDE_A)
+
+
+def test_runner_up_is_the_likeliest_candidate_not_read():
+    review = Review("E5", "low confidence", {".": 0.55, "M": 0.40, "F": 0.05})
+    assert runner_up(review, ".") == "M"
+    # A cell the neighbours or its shape decided was read as another class than its
+    # own top candidate: that candidate is then what it may really be.
+    assert runner_up(review, "F") == "."
+
+
+def test_an_empty_cell_that_may_be_a_monster_would_cost_four_stars_a_season():
+    blank = Map.empty(SIDE_A)
+    review = [Review("E5", "low confidence", {".": 0.6, "M": 0.4})]
+    effects = if_runner_up(blank, review, CARDS, coins=2)
+    # 2 coins in each of 4 seasons; a monster at E5 empties 4 spaces' worth of stars.
+    assert effects["E5"].symbol == "M"
+    assert effects["E5"].total == 4 * (2 - 4)
+    assert effects["E5"].change == -16
+
+
+def test_a_monster_that_may_be_empty_would_give_the_stars_back():
+    read = _map_with("M")
+    review = [Review("E5", "close call", {"M": 0.5, ".": 0.45})]
+    effects = if_runner_up(read, review, CARDS, coins=0)
+    assert (effects["E5"].symbol, effects["E5"].total, effects["E5"].change) == (".", 0, 16)
+
+
+def test_a_cell_whose_runner_up_scores_the_same_says_so():
+    # A lone farm that may be a lone water: Canal Lake counts neither without the other.
+    read = _map_with("F", (9, 9))
+    review = [Review("J10", "low confidence", {"F": 0.7, "W": 0.3})]
+    effects = if_runner_up(read, review, CARDS, coins=0)
+    assert effects["J10"].change == 0
+    sheet = Sheet(source="x.jpg", map=read, coins=0, review=tuple(review))
+    assert review_heading(sheet, effects).endswith("0 of them would change the total")
+
+
+def test_the_json_says_what_each_runner_up_would_total():
+    read = _map_with("M")
+    review = (Review("E5", "close call", {"M": 0.5, ".": 0.45}),)
+    sheet = Sheet(source="x.jpg", map=read, coins=1, review=review)
+    game = score_game([read], CARDS, 1)
+    out = sheet_json(sheet, game)
+    assert out["if_runner_up"] == {"E5": {"symbol": ".", "total": 4}}
+    assert game.total == 4 - 16
+    # CLI.md's review entries keep their shape.
+    assert out["review"] == [
+        {"space": "E5", "reason": "close call", "candidates": review[0].candidates}
+    ]
