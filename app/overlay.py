@@ -5,7 +5,9 @@ a clean rendered grid of the same geometry), each cell's class and confidence, a
 frame around cells needing review, a blue one around spaces set by hand, and
 optionally one card's explanation: the spaces that earned points (tinted), the
 scoring clusters (outlined), full rows or columns (framed) and complete diagonals
-(a line through them).
+(a line through them). With the whole game scored on the sheet's one map, a cell to
+check whose runner-up would change the total says so in its bottom corner
+(``"F -2"``: :mod:`app.what_if`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import cv2
 import numpy as np
 
 from app.report import counted
+from app.what_if import IfRunnerUp, if_runner_up
 from scanner import geometry as g
 from scanner.sheet import COINS, Sheet, shown
 from scoring.board import EMPTY
 from scoring.cards import CARDS, UnknownCard, find_card
 from scoring.game import EDICTS, GameResult
-from scoring.layouts import ROW_LETTERS, SIZE, parse_space
+from scoring.layouts import ROW_LETTERS, SIZE, parse_space, space_name
 
 PX = g.CANON_PX_PER_CELL
 FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -136,12 +139,15 @@ def draw_overlay(
         if game is None:
             raise ValueError("explain needs the scored game")
         _draw_explanation(base, game, explain)
-    _draw_cells(base, sheet)
-    _draw_title(base, sheet, game, explain)
+    effects = {}
+    if game is not None and game.one_map and sheet.review:
+        effects = if_runner_up(sheet.map, sheet.review, game.cards, game.seasons[-1].coins)
+    _draw_cells(base, sheet, effects)
+    _draw_title(base, sheet, game, explain, effects)
     return base
 
 
-def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
+def _draw_cells(img: np.ndarray, sheet: Sheet, effects: dict[str, IfRunnerUp]) -> None:
     review = {parse_space(r.space) for r in sheet.review}
     by_hand = {parse_space(c.space) for c in sheet.corrected if c.space != COINS}
     grid = sheet.map.grid
@@ -162,8 +168,20 @@ def _draw_cells(img: np.ndarray, sheet: Sheet) -> None:
             )
             if (r, c) in review:
                 cv2.rectangle(img, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), REVIEW_COLOUR, 3)
+                effect = effects.get(space_name((r, c)))
+                if effect is not None and effect.change:
+                    _draw_effect(img, effect, x0, y1)
             elif (r, c) in by_hand:
                 cv2.rectangle(img, (x0 + 1, y0 + 1), (x1 - 1, y1 - 1), SET_COLOUR, 3)
+
+
+def _draw_effect(img: np.ndarray, effect: IfRunnerUp, x0: int, y1: int) -> None:
+    """The runner-up and what it would do to the total (``"F -2"``), red on white in the
+    cell's bottom-left corner."""
+    label = f"{effect.symbol} {effect.change:+d}"
+    (tw, th), _ = cv2.getTextSize(label, FONT, 0.38, 1)
+    cv2.rectangle(img, (x0 + 4, y1 - th - 9), (x0 + tw + 8, y1 - 4), (255, 255, 255), -1)
+    cv2.putText(img, label, (x0 + 6, y1 - 7), FONT, 0.38, REVIEW_COLOUR, 1, cv2.LINE_AA)
 
 
 def _draw_explanation(img: np.ndarray, game: GameResult, edict: str) -> None:
@@ -196,11 +214,17 @@ def _draw_explanation(img: np.ndarray, game: GameResult, edict: str) -> None:
 
 
 def _draw_title(
-    img: np.ndarray, sheet: Sheet, game: GameResult | None, explain: str | None
+    img: np.ndarray,
+    sheet: Sheet,
+    game: GameResult | None,
+    explain: str | None,
+    effects: dict[str, IfRunnerUp],
 ) -> None:
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
+        if effects:
+            lines[0] += f", {sum(e.change != 0 for e in effects.values())} would change the total"
     spaces = [c for c in sheet.corrected if c.space != COINS]
     if spaces:
         lines[0] += f"  {len(spaces)} set by hand (blue)"

@@ -74,3 +74,31 @@ def test_the_json_says_what_each_runner_up_would_total():
     assert out["review"] == [
         {"space": "E5", "reason": "close call", "candidates": review[0].candidates}
     ]
+
+
+def _corner(img, space: str):
+    """The bottom-left quarter of a cell on the overlay, where the runner-up tag goes."""
+    from app.overlay import _cell_rect
+    from scoring.layouts import parse_space
+
+    x0, y0, x1, y1 = _cell_rect(*parse_space(space))
+    return img[(y0 + y1) // 2 : y1 - 6, x0 + 6 : (x0 + x1) // 2]  # inside the red frame
+
+
+def test_the_overlay_tags_a_cell_whose_runner_up_changes_the_total():
+    from app.overlay import draw_overlay
+
+    read = _map_with("M")
+    changing = (Review("E5", "close call", {"M": 0.5, ".": 0.45}),)
+    # J10's runner-up (a lone water for a lone farm) changes nothing: no tag there.
+    farm = list(read.grid)
+    farm[9] = farm[9][:9] + "F" + farm[9][10:]
+    read = Map(tuple(farm), SIDE_A)
+    still = (Review("J10", "low confidence", {"F": 0.7, "W": 0.3}),)
+    game = score_game([read], CARDS, 0)
+    plain = draw_overlay(Sheet(source="x.png", map=read, coins=0), None, game)
+    tagged = draw_overlay(
+        Sheet(source="x.png", map=read, coins=0, review=changing + still), None, game
+    )
+    assert (_corner(tagged, "E5") != _corner(plain, "E5")).any()
+    assert (_corner(tagged, "J10") == _corner(plain, "J10")).all()
