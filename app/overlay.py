@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from app.report import counted
-from app.what_if import IfRunnerUp, if_runner_up
+from app.report import counted, review_effects
+from app.what_if import IfRunnerUp
 from scanner import geometry as g
 from scanner.sheet import COINS, Sheet, shown
 from scoring.board import EMPTY
@@ -139,9 +139,7 @@ def draw_overlay(
         if game is None:
             raise ValueError("explain needs the scored game")
         _draw_explanation(base, game, explain)
-    effects = {}
-    if game is not None and game.one_map and sheet.review:
-        effects = if_runner_up(sheet.map, sheet.review, game.cards, game.seasons[-1].coins)
+    effects = review_effects(sheet, game) if game is not None and game.one_map else {}
     _draw_cells(base, sheet, effects)
     _draw_title(base, sheet, game, explain, effects)
     return base
