@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from app.report import counted, review_effects
-from app.what_if import IfRunnerUp
+from app.what_if import IfRunnerUp, changing
 from scanner import geometry as g
 from scanner.sheet import COINS, Sheet, shown
 from scoring.board import EMPTY
@@ -222,7 +222,7 @@ def _draw_title(
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
         if effects:
-            lines[0] += f", {sum(e.change != 0 for e in effects.values())} would change the total"
+            lines[0] += f", {changing(effects)} would change the total"
     spaces = [c for c in sheet.corrected if c.space != COINS]
     if spaces:
         lines[0] += f"  {len(spaces)} set by hand (blue)"

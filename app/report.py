@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from app.what_if import IfRunnerUp, if_runner_up
+from app.what_if import IfRunnerUp, changing, if_runner_up
 from scanner.sheet import COINS, Correction, Sheet, shown
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
@@ -213,8 +213,7 @@ def review_heading(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -
     change the total if they were their runner-up."""
     line = f"Check by hand: {counted(len(sheet.review), 'cell')} (red on --overlay)"
     if effects is not None:
-        changing = sum(e.change != 0 for e in effects.values())
-        line += f"; {changing} of them would change the total"
+        line += f"; {changing(effects)} of them would change the total"
     return line
 
 

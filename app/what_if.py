@@ -58,3 +58,8 @@ def if_runner_up(
         total = score_game([Map(tuple(grid), game_map.layout)], cards, coins).total
         out[r.space] = IfRunnerUp(r.space, symbol, total, total - base)
     return out
+
+
+def changing(effects: Mapping[str, IfRunnerUp]) -> int:
+    """How many of the reviewed cells would change the total as their runner-up."""
+    return sum(e.change != 0 for e in effects.values())
