@@ -56,7 +56,6 @@ def sheet_json(
     explanations); ``game`` is the whole game when the sheet is one season of a
     per-season game (``season`` names it), else ``on_map`` is the game.
     """
-    one_map = game is None
     game = game or on_map
     out: dict = {"source": sheet.source, "side": sheet.map.layout.name}
     if season is not None:
@@ -102,12 +101,6 @@ def sheet_json(
             {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
             for r in sheet.review
         ]
-        if one_map and sheet.review:
-            # An extension of CLI.md's object (its review entries keep their shape).
-            out["if_runner_up"] = {
-                space: {"symbol": e.symbol, "total": e.total}
-                for space, e in review_effects(sheet, game).items()
-            }
     return out
 
 

@@ -8,7 +8,7 @@ beside farms, the largest village cluster), so on a map holding one drawing the
 totals follow from the monster and coin rules alone.
 """
 
-from app.report import review_heading, sheet_json
+from app.report import review_heading
 from app.what_if import if_runner_up, runner_up
 from scanner.sheet import Review, Sheet
 from scoring.board import Map
@@ -60,20 +60,6 @@ def test_a_cell_whose_runner_up_scores_the_same_says_so():
     assert effects["J10"].change == 0
     sheet = Sheet(source="x.jpg", map=read, coins=0, review=tuple(review))
     assert review_heading(sheet, effects).endswith("0 of them would change the total")
-
-
-def test_the_json_says_what_each_runner_up_would_total():
-    read = _map_with("M")
-    review = (Review("E5", "close call", {"M": 0.5, ".": 0.45}),)
-    sheet = Sheet(source="x.jpg", map=read, coins=1, review=review)
-    game = score_game([read], CARDS, 1)
-    out = sheet_json(sheet, game)
-    assert out["if_runner_up"] == {"E5": {"symbol": ".", "total": 4}}
-    assert game.total == 4 - 16
-    # CLI.md's review entries keep their shape.
-    assert out["review"] == [
-        {"space": "E5", "reason": "close call", "candidates": review[0].candidates}
-    ]
 
 
 def _corner(img, space: str):
