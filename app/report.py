@@ -8,7 +8,7 @@ from rich.text import Text
 
 from app.what_if import IfRunnerUp, changing, if_runner_up
 from scanner.sheet import COINS, Correction, Sheet, shown
-from scoring.board import EMPTY, Map
+from scoring.board import DRAWN, EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
 from scoring.i18n import season_name
@@ -113,7 +113,6 @@ def review_effects(sheet: Sheet, game: GameResult) -> dict[str, IfRunnerUp]:
 
 
 BLANK_NOTE = "blank sheet: nothing is drawn on the map; scored as an empty map"
-DRAWN = frozenset("TVFWM")
 
 
 def is_blank(game_map: Map) -> bool:
