@@ -57,3 +57,13 @@ def free_cells(layout: Layout) -> np.ndarray:
     free = _printed_table(layout) < 0
     free.flags.writeable = False
     return free
+
+
+@lru_cache(maxsize=16)
+def plain_cells(layout: Layout) -> np.ndarray:
+    """(121,) bool, read-only: free cells without a printed ruins icon, the ones whose
+    look is the player's drawing alone (the icon makes ruins spaces look alike whatever
+    is drawn on them), so the sheet's votes compare drawings on these."""
+    plain = free_cells(layout) & ~_ruins_mask(layout)
+    plain.flags.writeable = False
+    return plain

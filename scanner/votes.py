@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
+from scanner.layout_prior import _printed_table, apply_layout_prior, plain_cells
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE, Layout
 
@@ -86,7 +86,7 @@ def sheet_consistency(
     """
     unit = _unit_rows(features)
     top = probs.argmax(axis=1)
-    sure = (probs.max(axis=1) >= min_prob) & free_cells(layout) & ~_ruins_mask(layout)
+    sure = (probs.max(axis=1) >= min_prob) & plain_cells(layout)
     sims = np.zeros_like(probs)
     have = np.zeros(probs.shape[1], bool)
     for k in range(probs.shape[1]):
@@ -170,7 +170,7 @@ def lookalike_vote(
     must not outvote the rest (a mean of logs let its 1e-6 for the cell's terrain turn
     whole designs). Surely read and printed cells are not changed.
     """
-    free = free_cells(layout) & ~_ruins_mask(layout)
+    free = plain_cells(layout)
     doubtful = np.flatnonzero(free & (probs.max(axis=1) < below))
     pool = np.flatnonzero(free)
     if not doubtful.size or pool.size < 2:
