@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from app.what_if import IfRunnerUp, changing, if_runner_up
-from scanner.sheet import COINS, Correction, Sheet, shown
+from scanner.sheet import COINS, Correction, Review, Sheet, shown
 from scoring.board import DRAWN, EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
@@ -202,11 +202,28 @@ def counted(n: int, noun: str) -> str:
 def review_heading(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> str:
     """The line above the review table (printed on its own: a table title would
     wrap to the narrow table's width); with ``effects``, how many of the cells would
-    change the total if they were their runner-up."""
+    change the total if they were their runner-up (the table lists those first)."""
     line = f"Check by hand: {counted(len(sheet.review), 'cell')} (red on --overlay)"
     if effects is not None:
         line += f"; {changing(effects)} of them would change the total"
     return line
+
+
+def review_order(review: tuple[Review, ...], effects: dict[str, IfRunnerUp] | None) -> list[Review]:
+    """The reviewed cells as the table lists them: with ``effects``, those whose
+    runner-up would change the total first, the largest change first, then the others;
+    otherwise (and within equal changes) as the sheet lists them, row by row.
+
+    A finished sheet lists a dozen cells on a typical photo and most change nothing:
+    the ones that matter should not hide among them."""
+    if effects is None:
+        return list(review)
+
+    def weight(item: tuple[int, Review]) -> tuple[int, int]:
+        effect = effects.get(item[1].space)
+        return (-abs(effect.change) if effect is not None else 0), item[0]
+
+    return [r for _, r in sorted(enumerate(review), key=weight)]
 
 
 def if_text(effect: IfRunnerUp | None) -> str:
@@ -220,14 +237,14 @@ def if_text(effect: IfRunnerUp | None) -> str:
 
 def review_table(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> Table:
     """The cells to check by hand, with the classifier's top three candidates and, with
-    ``effects``, the total if each were its runner-up."""
+    ``effects``, the total if each were its runner-up (in :func:`review_order`)."""
     table = Table()
     table.add_column("Space")
     table.add_column("Why")
     table.add_column("Candidates")
     if effects is not None:
         table.add_column("If it is the runner-up")
-    for r in sheet.review:
+    for r in review_order(sheet.review, effects):
         top = list(r.candidates.items())[:3]
         cells = [r.space, r.reason, "  ".join(f"{k} {shown(v)}" for k, v in top)]
         if effects is not None:

@@ -88,3 +88,33 @@ def test_the_overlay_tags_a_cell_whose_runner_up_changes_the_total():
     )
     assert (_corner(tagged, "E5") != _corner(plain, "E5")).any()
     assert (_corner(tagged, "J10") == _corner(plain, "J10")).all()
+
+
+def test_the_review_table_lists_the_cells_that_change_the_total_first():
+    from rich.console import Console
+
+    from app.report import review_table
+
+    # Read: a lone farm at J10 (Canal Lake counts it with no water beside it: no
+    # change as a water, see above); A1 and E5 read empty but may be monsters. A
+    # monster at A1 empties its 2 neighbours (A2, B1), one at E5 its 4, in each of
+    # the four seasons: -8 and -16 (no coins).
+    read = _map_with("F", (9, 9))
+    review = (
+        Review("A1", "low confidence", {".": 0.6, "M": 0.4}),
+        Review("E5", "low confidence", {".": 0.7, "M": 0.3}),
+        Review("J10", "low confidence", {"F": 0.7, "W": 0.3}),
+    )
+    effects = if_runner_up(read, review, CARDS, coins=0)
+    assert [effects[s].change for s in ("A1", "E5", "J10")] == [-8, -16, 0]
+    sheet = Sheet(source="x.jpg", map=read, coins=0, review=review)
+    console = Console(record=True, width=120)
+    console.print(review_table(sheet, effects))
+    text = console.export_text()
+    assert text.index("E5") < text.index("A1") < text.index("J10")
+    assert review_heading(sheet, effects).endswith("2 of them would change the total")
+    # Without the effects (a map of one season among several) the sheet's order stays.
+    console = Console(record=True, width=120)
+    console.print(review_table(sheet))
+    text = console.export_text()
+    assert text.index("A1") < text.index("E5") < text.index("J10")
