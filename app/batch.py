@@ -152,7 +152,8 @@ def overlay_name(source: str | Path) -> str:
 
 
 def init_worker(model: str | None = None) -> None:
-    """Pool initializer: one thread per worker for OpenCV and onnxruntime, session built now.
+    """Pool initializer: one thread per worker for OpenCV and onnxruntime, freed memory
+    kept for the next photo (:mod:`app.memory`), session built now.
 
     The session is built by reading a blank sheet's crops once; if the model is missing
     each photo will say so in its own row. ``model`` replaces the committed cell model.
@@ -160,7 +161,10 @@ def init_worker(model: str | None = None) -> None:
     import cv2
     import numpy as np
 
+    from app.memory import keep_freed_memory
+
     cv2.setNumThreads(1)
+    keep_freed_memory()
     try:
         from scanner import classify
         from scanner.cells import CROP_PX
