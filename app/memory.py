@@ -4,11 +4,11 @@ Reading a 12 MP photo allocates a dozen arrays of 1-10 MB: the decoded image, it
 pyramid, the canonical view, the cell crops, the model's input. glibc hands blocks that
 large back to the kernel when they are freed (its mmap threshold starts at 128 KiB and
 its trim threshold at twice whatever that has risen to), and the kernel hands out fresh
-pages for the next photo, zeroing each on its first touch: some 3000 page faults per
-photo in a batch worker, about 3 ms of each sheet on the machine we measure on
-(docs/figures.md, speed, session 33). Fixing the mmap threshold at 16 MiB keeps those
+pages for the next photo, zeroing each on its first touch: some 3000 page faults a
+photo, photo after photo. Fixing the mmap threshold at 16 MiB keeps those
 blocks in the heap, and a high trim threshold keeps the heap from being returned
-between photos, so later photos reuse pages already mapped.
+between photos, so later photos reuse pages already mapped: a sheet took 53 ms in a
+batch worker against 61 before (docs/figures.md, speed, session 33).
 
 Batch workers set it: they read photo after photo. ``score`` and ``read`` leave the
 defaults: one photo has nothing to reuse, and their speed is measured against a plain

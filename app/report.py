@@ -219,11 +219,11 @@ def review_order(review: tuple[Review, ...], effects: dict[str, IfRunnerUp] | No
     if effects is None:
         return list(review)
 
-    def weight(item: tuple[int, Review]) -> tuple[int, int]:
-        effect = effects.get(item[1].space)
-        return (-abs(effect.change) if effect is not None else 0), item[0]
+    def change(r: Review) -> int:
+        effect = effects.get(r.space)
+        return -abs(effect.change) if effect is not None else 0
 
-    return [r for _, r in sorted(enumerate(review), key=weight)]
+    return sorted(review, key=change)  # stable: equal changes keep the sheet's order
 
 
 def if_text(effect: IfRunnerUp | None) -> str:
