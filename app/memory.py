@@ -1,14 +1,15 @@
 """Keep the memory a photo's reading frees for the next one (glibc's malloc only).
 
 Reading a 12 MP photo allocates a dozen arrays of 1-10 MB: the decoded image, its ink
-pyramid, the canonical view, the cell crops, the model's input. glibc hands blocks that
-large back to the kernel when they are freed (its mmap threshold starts at 128 KiB and
-its trim threshold at twice whatever that has risen to), and the kernel hands out fresh
-pages for the next photo, zeroing each on its first touch: some 3000 page faults a
-photo, photo after photo. Fixing the mmap threshold at 16 MiB keeps those
-blocks in the heap, and a high trim threshold keeps the heap from being returned
-between photos, so later photos reuse pages already mapped: a sheet took 53 ms in a
-batch worker against 61 before (docs/figures.md, speed, session 33).
+pyramid, the canonical view, the cell crops, the model's input. glibc maps blocks that
+large on their own and hands them back to the kernel when they are freed (its mmap
+threshold starts at 128 KiB and rises only to the largest block freed so far, its trim
+threshold to twice that), so the kernel maps fresh pages for the next photo, zeroing
+each on its first touch: some 3000 page faults a photo, photo after photo. Fixing the
+mmap threshold at 16 MiB keeps those blocks in the heap, and a high trim threshold
+keeps the heap from being returned between photos, so later photos reuse the pages
+already mapped: a sheet took 53 ms in a batch worker against 61 before
+(docs/figures.md, speed, session 33).
 
 Batch workers set it: they read photo after photo. ``score`` and ``read`` leave the
 defaults: one photo has nothing to reuse, and their speed is measured against a plain
