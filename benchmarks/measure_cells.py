@@ -16,7 +16,7 @@ review with these thresholds instead of ``scanner.classify``'s, so the same mode
 measured with two review rules in one run; ``PATH!STEP`` reads without one of the reading
 steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``,
 ``lookalikes``, ``unfilled-ruins``: the review of ruins read empty, ``shapes``: the vote
-of outlined shapes; repeatable,
+of outlined shapes, ``context``: the sheet-context model; repeatable,
 e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
@@ -87,7 +87,15 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
 
 
 #: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
-STEPS = ("consistency", "second-look", "neighbours", "lookalikes", "unfilled-ruins", "shapes")
+STEPS = (
+    "consistency",
+    "second-look",
+    "neighbours",
+    "lookalikes",
+    "unfilled-ruins",
+    "shapes",
+    "context",
+)
 
 
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
@@ -138,6 +146,7 @@ def use_model(spec: str | None) -> None:
     classify.set_lookalikes("lookalikes" not in out)
     classify.set_unfilled_ruins("unfilled-ruins" not in out)
     classify.set_shapes("shapes" not in out)
+    classify.set_context("context" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scanner.context import TERRAINS, context_read
 from scanner.covered import COVERED, covered_cells
 from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
@@ -54,6 +55,8 @@ DECIDED_BY_NEIGHBOURS = "decided by neighbours"
 DECIDED_BY_SHAPE = "decided by its shape"
 #: Review reason of a cell whose class its look-alikes changed.
 DECIDED_BY_LOOKALIKES = "decided by look-alikes"
+#: Review reason: the sheet-context model (:mod:`scanner.context`) chose the cell's terrain.
+DECIDED_BY_SHEET = "decided by the sheet"
 #: Review reason of a ruins space read as empty, however surely: the bare printed icon
 #: and a faint drawing over it are what the model tells apart worst (docs/figures.md, session 21).
 UNFILLED_RUINS = "unfilled ruins"
@@ -67,6 +70,7 @@ _covered = True
 _lookalikes = True
 _unfilled_ruins = True
 _shapes = True
+_context = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -138,6 +142,12 @@ def set_shapes(on: bool) -> None:
     """Let an outlined shape's cells agree on one terrain (on by default; see classify_cells)."""
     global _shapes
     _shapes = bool(on)
+
+
+def set_context(on: bool) -> None:
+    """Re-read the cells with the sheet-context model (:mod:`scanner.context`)."""
+    global _context
+    _context = bool(on)
 
 
 def set_covered(on: bool) -> None:
@@ -232,14 +242,18 @@ def review_cells(
     lookalike: np.ndarray | None = None,
     unfilled: np.ndarray | None = None,
     by_shape: np.ndarray | None = None,
+    by_sheet: np.ndarray | None = None,
+    in_context: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
     the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
     those ``lookalike`` marks (``(121,)`` bool: their look-alikes chose it), those
     ``by_shape`` marks (``(121,)`` bool: their outlined shape chose it), those
+    ``by_sheet`` marks (``(121,)`` bool: the sheet-context model chose it), those
     ``covered`` marks (``(121,)`` bool: hidden under something; this reason first) and
     those ``unfilled`` marks (``(121,)`` bool: ruins spaces read as empty; this reason
-    only when no other applies)."""
+    only when no other applies). A cell the sheet decided lists its candidates as read in
+    context (``in_context``), so the terrain chosen is among them."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
@@ -250,9 +264,9 @@ def review_cells(
     lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
     unfilled = np.zeros(len(probs), bool) if unfilled is None else unfilled
     by_shape = np.zeros(len(probs), bool) if by_shape is None else by_shape
-    doubtful = (low | close | decided | lookalike | by_shape | covered | unfilled) & free_cells(
-        layout
-    )
+    by_sheet = np.zeros(len(probs), bool) if by_sheet is None else by_sheet
+    marked = decided | lookalike | by_shape | by_sheet | covered | unfilled
+    doubtful = (low | close | marked) & free_cells(layout)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
         if covered[i]:
@@ -263,6 +277,8 @@ def review_cells(
             reason = DECIDED_BY_SHAPE
         elif lookalike[i]:
             reason = DECIDED_BY_LOOKALIKES
+        elif by_sheet[i]:
+            reason = DECIDED_BY_SHEET
         elif low[i]:
             reason = "low confidence"
         elif close[i]:
@@ -271,10 +287,12 @@ def review_cells(
             reason = UNFILLED_RUINS
         # The runner-up is always listed, however unlikely: a cell to check by
         # hand should say what else it may be.
+        read = in_context if reason == DECIDED_BY_SHEET and in_context is not None else probs
+        ranked = np.argsort(-read[i])
         candidates = {
-            CLASSES[k]: round(float(probs[i, k]), 3)
-            for rank, k in enumerate(order[i])
-            if rank < 2 or probs[i, k] >= CANDIDATE_MIN_PROB
+            CLASSES[k]: round(float(read[i, k]), 3)
+            for rank, k in enumerate(ranked)
+            if rank < 2 or read[i, k] >= CANDIDATE_MIN_PROB
         }
         out.append(Review(space_name(space), reason, candidates))
     return tuple(out)
@@ -338,6 +356,7 @@ def classify_cells(
     hidden: Future | None = None,
     unfilled_ruins: bool | None = None,
     shapes: bool | None = None,
+    context: bool | None = None,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -403,11 +422,17 @@ def classify_cells(
                 features = features.copy()
                 features[doubtful] = (features[doubtful] + again_features) / 2
             probs = _posterior(raw, features, layout, consistency)
-    # The review follows the cells' own reading: the look-alikes and the neighbours may
-    # choose a doubtful cell's class, but they never take it off the review list.
-    own = voted = probs
+    model_raw = raw
+    # The review follows the cells' own reading: the context, the look-alikes and the
+    # neighbours may choose a cell's class, but they never take it off the review list.
+    own = in_context = probs
+    if features is not None and (_context if context is None else context):
+        drawn = np.isin(own.argmax(axis=1), np.arange(TERRAINS.start, TERRAINS.stop))
+        raw = context_read(raw, features, layout, drawn & free_cells(layout))
+        in_context = probs = _posterior(raw, features, layout, consistency)
+    voted = in_context
     if features is not None and (_lookalikes if lookalikes is None else lookalikes):
-        voted = probs = lookalike_vote(own, features, layout)
+        voted = probs = lookalike_vote(in_context, features, layout)
     shaped = voted
     if _shapes if shapes is None else shapes:
         shaped = shape_vote(voted, edge_lines(crops), free_cells(layout))
@@ -416,11 +441,12 @@ def classify_cells(
         probs = neighbour_prior(shaped, layout)
     decided = probs.argmax(axis=1) != shaped.argmax(axis=1)
     by_shape = (shaped.argmax(axis=1) != voted.argmax(axis=1)) & ~decided
-    lookalike = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided & ~by_shape
+    lookalike = (voted.argmax(axis=1) != in_context.argmax(axis=1)) & ~decided & ~by_shape
+    by_sheet = (probs.argmax(axis=1) != own.argmax(axis=1)) & ~decided & ~by_shape & ~lookalike
     blank = looks_blank(probs, layout)
     if blank:
         own = probs = _all_empty(probs, layout)
-        decided = lookalike = by_shape = None
+        decided = lookalike = by_shape = by_sheet = None
     choice = probs.argmax(axis=1)
     unfilled = None
     if not blank and (_unfilled_ruins if unfilled_ruins is None else unfilled_ruins):
@@ -436,14 +462,24 @@ def classify_cells(
         hidden = None
     else:
         hidden = hidden.result() if hidden is not None else covered_cells(crops, free_cells(layout))
-    fit = raw[printed >= 0, printed[printed >= 0]]
+    fit = model_raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,
         confidence=confidence,
         probabilities=probs,
-        model_probabilities=raw,
+        model_probabilities=model_raw,
         review=review_cells(
-            own, layout, min_prob, min_margin, decided, hidden, lookalike, unfilled, by_shape
+            own,
+            layout,
+            min_prob,
+            min_margin,
+            decided,
+            hidden,
+            lookalike,
+            unfilled,
+            by_shape,
+            by_sheet,
+            in_context,
         ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

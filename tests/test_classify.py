@@ -233,7 +233,13 @@ def test_second_look_averages_the_mirrored_reading_of_doubtful_cells_only():
     crops, truth = _rendered(SEEDS[1], "hard")
     layout = LAYOUTS[truth["side"]]
     first = classify.classify_cells(
-        crops, layout, second_look=False, neighbours=False, lookalikes=False, shapes=False
+        crops,
+        layout,
+        second_look=False,
+        neighbours=False,
+        lookalikes=False,
+        shapes=False,
+        context=False,
     )
     doubtful = first.probabilities.max(axis=1) < classify.SECOND_LOOK_BELOW
     assert 0 < doubtful.sum() < SIZE * SIZE // 2

@@ -1,0 +1,96 @@
+"""The sheet-context net (torch, training only): a cell's terrain read among its sheet.
+
+Each of a sheet's 121 cells is one token: the cell model's 160 features and 8
+log-probabilities, the printed terrain under it (free, mountain, wasteland, ruins),
+the side, and (with ``positions``) its row and column. A small transformer
+encoder lets every cell look at the others; the output adds to the cell model's
+logits, starting from zero, so an untrained net changes nothing. Inference runs the
+ONNX export in :mod:`scanner.context`; the input names below are shared with it.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from scanner.context import (
+    FEATURES_INPUT,
+    LOG_PROBS_INPUT,
+    N_FEATURES,
+    PRINTED_INPUT,
+    SIDE_INPUT,
+    TERRAINS,
+)
+from scanner.normalize import CLASSES
+from scoring.layouts import SIZE
+
+#: Printed kinds, :func:`scanner.context.printed_kinds`: free, mountain, wasteland, ruins.
+KINDS = 4
+
+
+class ContextNet(nn.Module):
+    def __init__(self, width: int = 64, layers: int = 2, heads: int = 4, positions: bool = False):
+        super().__init__()
+        self.features_norm = nn.LayerNorm(N_FEATURES)
+        self.features_in = nn.Linear(N_FEATURES, width)
+        self.probs_in = nn.Linear(len(CLASSES), width)
+        self.printed = nn.Embedding(KINDS, width)
+        self.side = nn.Embedding(2, width)
+        self.positions = positions
+        self.row = nn.Embedding(SIZE, width)
+        self.col = nn.Embedding(SIZE, width)
+        layer = nn.TransformerEncoderLayer(
+            width, heads, 2 * width, dropout=0.1, batch_first=True, norm_first=True
+        )
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(width, len(CLASSES))
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+        index = torch.arange(SIZE * SIZE)
+        self.register_buffer("rows", index // SIZE, persistent=False)
+        self.register_buffer("cols", index % SIZE, persistent=False)
+
+    def forward(
+        self,
+        log_probs: torch.Tensor,
+        features: torch.Tensor,
+        printed: torch.Tensor,
+        side: torch.Tensor,
+    ) -> torch.Tensor:
+        """``(B, 121, 8)``, ``(B, 121, 160)``, ``(B, 121)``, ``(B,)`` -> ``(B, 121, 8)`` logits."""
+        x = self.features_in(self.features_norm(features)) + self.probs_in(log_probs)
+        x = x + self.printed(printed) + self.side(side)[:, None, :]
+        if self.positions:
+            x = x + self.row(self.rows) + self.col(self.cols)
+        return log_probs + self.head(self.encoder(x))
+
+
+def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy among the five terrains on the free cells drawn with one: the net
+    re-reads which terrain a drawn cell is, never whether it is drawn."""
+    drawn = (
+        (labels >= TERRAINS.start) & (labels < TERRAINS.stop) & ((printed == 0) | (printed == 3))
+    )
+    return nn.functional.cross_entropy(logits[..., TERRAINS][drawn], labels[drawn] - TERRAINS.start)
+
+
+def export_context_onnx(net: ContextNet, path: str) -> None:
+    """Write ``net`` as ONNX (one sheet a call, opset 17, inputs named as
+    :mod:`scanner.context` feeds them)."""
+    net.eval()
+    n = SIZE * SIZE
+    example = (
+        torch.zeros(1, n, len(CLASSES)),
+        torch.zeros(1, n, N_FEATURES),
+        torch.zeros(1, n, dtype=torch.int64),
+        torch.zeros(1, dtype=torch.int64),
+    )
+    torch.onnx.export(
+        net,
+        example,
+        path,
+        dynamo=False,
+        opset_version=17,
+        input_names=[LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT],
+        output_names=["logits"],
+    )

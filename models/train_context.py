@@ -1,0 +1,201 @@
+"""Train the sheet-context model (:mod:`scanner.context`) and export it to ONNX.
+
+``python -m models.train_context`` reads rendered sheets the committed cell model never
+trained on (views and scanned photos of seeds 30,000+ and 40,000+, synthesis 29; the
+same cached sets as session 32's and 33's fine-tunes, rendered if missing), runs the
+committed 8-bit cell model (``models/cells.int8.onnx``) on each sheet, and trains
+:class:`models.context_net.ContextNet` to re-read the terrain of every drawn cell from
+the cell model's outputs for the whole sheet. Writes ``models/context.onnx`` and
+``models/context.metrics.json`` (drawn cells whose terrain the plain argmax and the
+context read wrong on the validation photos, seeds 1,000,000+).
+
+The context model is tied to the cell model whose features it reads: retrain it
+whenever ``models/cells.int8.onnx`` changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.train import VALIDATION_SEED, CellSet, cached_set, concat
+from scanner.classify import MODEL_PATH
+from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, printed_kinds
+from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
+from scoring.layouts import LAYOUTS, SIZE
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "context.onnx"
+#: (first seed, views, scanned photos) of the training players.
+TRAIN_RANGES = ((30_000, 2000, 1000), (40_000, 2000, 1000))
+
+
+def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarray]:
+    """Per sheet: the cell model's logits and features, the labels, printed kinds, side."""
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    n = len(data.side)
+    out = {
+        "logits": np.zeros((n, SIZE * SIZE, len(CLASSES)), np.float32),
+        "features": np.zeros((n, SIZE * SIZE, N_FEATURES), np.float32),
+        "labels": np.zeros((n, SIZE * SIZE), np.int64),
+        "printed": np.zeros((n, SIZE * SIZE), np.int64),
+        "side": np.array([s == "B" for s in data.side], np.int64),
+    }
+    starts = np.searchsorted(data.sheet, np.arange(n))
+    for i, side in enumerate(data.side):
+        cells = slice(starts[i], starts[i] + SIZE * SIZE)
+        layout = LAYOUTS[side]
+        feed = {IMAGE_INPUT: to_tensor(data.images[cells]), RUINS_INPUT: ruins_flags(layout)}
+        out["logits"][i], out["features"][i] = sess.run(["logits", FEATURES_INPUT], feed)
+        out["labels"][i] = data.labels[cells]
+        out["printed"][i] = printed_kinds(layout)
+    return out
+
+
+def terrain_errors(logits: np.ndarray, arrays: dict[str, np.ndarray]) -> int:
+    """Drawn free cells whose terrain the logits' argmax among the five gets wrong."""
+    labels, printed = arrays["labels"], arrays["printed"]
+    drawn = (
+        (labels >= TERRAINS.start) & (labels < TERRAINS.stop) & ((printed == 0) | (printed == 3))
+    )
+    read = logits[..., TERRAINS].argmax(-1) + TERRAINS.start
+    return int((read != labels)[drawn].sum())
+
+
+def train(
+    arrays: dict,
+    val: dict,
+    steps: int,
+    seed: int,
+    width: int,
+    layers: int,
+    positions: bool,
+    feature_drop: float,
+    threads: int,
+):
+    import torch
+
+    from models.context_net import ContextNet, terrain_loss
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    t = {k: torch.from_numpy(v) for k, v in arrays.items()}
+    v = {k: torch.from_numpy(a) for k, a in val.items()}
+    net = ContextNet(width, layers, positions=positions)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=steps, pct_start=0.1)
+    gen = torch.Generator().manual_seed(seed)
+    n = len(t["side"])
+    for step in range(steps):
+        i = torch.randint(0, n, (64,), generator=gen)
+        log_probs = torch.log_softmax(t["logits"][i], -1)
+        features = t["features"][i]
+        keep = torch.rand(features.shape, generator=gen) > feature_drop
+        features = features * keep / (1 - feature_drop)
+        out = net(log_probs, features, t["printed"][i], t["side"][i])
+        loss = terrain_loss(out, t["labels"][i], t["printed"][i])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if (step + 1) % 500 == 0 or step + 1 == steps:
+            net.eval()
+            with torch.no_grad():
+                lp = torch.log_softmax(v["logits"], -1)
+                read = net(lp, v["features"], v["printed"], v["side"]).numpy()
+            net.train()
+            print(
+                f"{step + 1} loss {loss.item():.4f} val terrain errors {terrain_errors(read, val)}"
+            )
+    return net
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--width", type=int, default=64)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument(
+        "--positions", action="store_true", help="add row/column embeddings (not the default)"
+    )
+    ap.add_argument("--feature-drop", type=float, default=0.2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="rendering processes (cache misses)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args(argv)
+
+    t0 = time.perf_counter()
+    parts = []
+    for first, views, photos in TRAIN_RANGES:
+        parts.append(cached_set("train", list(range(first, first + views)), args.workers))
+        photo_seeds = list(range(first, first + photos))
+        parts.append(cached_set("train", photo_seeds, args.workers, source="photo"))
+    val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
+    arrays = sheet_arrays(concat(parts))
+    val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo"))
+    print(
+        f"{len(arrays['side'])} training sheets, {len(val['side'])} validation sheets "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
+    net = train(
+        arrays,
+        val,
+        args.steps,
+        args.seed,
+        args.width,
+        args.layers,
+        args.positions,
+        args.feature_drop,
+        args.threads,
+    )
+    from models.context_net import export_context_onnx
+
+    export_context_onnx(net, str(args.out))
+    from scanner.context import context_logits
+
+    read = np.stack(
+        [
+            context_logits(
+                _softmax(val["logits"][i]),
+                val["features"][i],
+                LAYOUTS["AB"[val["side"][i]]],
+                args.out,
+            )
+            for i in range(len(val["side"]))
+        ]
+    )
+    metrics = {
+        "validation_sheets": len(val["side"]),
+        "drawn_cells": int(
+            ((val["labels"] >= TERRAINS.start) & (val["labels"] < TERRAINS.stop)).sum()
+        ),
+        "terrain_errors_cell_model": terrain_errors(val["logits"], val),
+        "terrain_errors_with_context": terrain_errors(read, val),
+        "training": {
+            "ranges": TRAIN_RANGES,
+            "steps": args.steps,
+            "seed": args.seed,
+            "width": args.width,
+            "layers": args.layers,
+            "positions": args.positions,
+            "feature_drop": args.feature_drop,
+            "minutes": round((time.perf_counter() - t0) / 60, 1),
+        },
+    }
+    args.out.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+    print(json.dumps(metrics))
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""The sheet-context step: which terrain a drawn cell is, read among its sheet.
+
+A player draws each terrain one way all game, and a drawing that is ambiguous alone
+(tight waves or a squiggled furrow) is rarely so beside the sheet's other drawings.
+A small attention model (``models/context.onnx``, trained by
+``python -m models.train_context``) takes, for each of one sheet's 121 cells, the cell
+model's log-probabilities and features, the printed terrain under it and the side
+(not where the cell is: a version that also knew each cell's row and column read our
+own tuning photos better and the held-out renderer's worse), and re-reads the terrain
+of every cell the reading so far calls drawn. It never decides whether a cell is
+drawn: on held-out tuning photos an unrestricted version turned faintly marked empty
+cells into terrain.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from scanner.normalize import CLASSES
+from scoring.layouts import SIZE, Layout
+
+CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"
+#: The model's input names (shared with :mod:`models.context_net`).
+LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT = (
+    "log_probs",
+    "features",
+    "printed",
+    "side",
+)
+#: Width of the cell model's features output.
+N_FEATURES = 160
+#: The five drawn terrains' places in :data:`CLASSES` (forest ... monster).
+TERRAINS = slice(CLASSES.index("T"), CLASSES.index("M") + 1)
+
+_sessions: dict[str, object] = {}
+
+
+def printed_kinds(layout: Layout) -> np.ndarray:
+    """``(121,)`` int64, row-major: 0 free, 1 mountain, 2 wasteland, 3 ruins."""
+    out = np.zeros(SIZE * SIZE, np.int64)
+    for kind, spaces in ((1, layout.mountains), (2, layout.wasteland), (3, layout.ruins)):
+        for r, c in spaces:
+            out[r * SIZE + c] = kind
+    return out
+
+
+def _session(path: Path):
+    key = str(path)
+    if key not in _sessions:
+        import onnxruntime as ort
+
+        if not path.is_file():  # a broken install: the scanner reports it in one line
+            raise FileNotFoundError(f"sheet-context model not found: {path}")
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        _sessions[key] = ort.InferenceSession(key, opts, providers=["CPUExecutionProvider"])
+    return _sessions[key]
+
+
+def context_logits(
+    probs: np.ndarray, features: np.ndarray, layout: Layout, path: Path | None = None
+) -> np.ndarray:
+    """The context model's ``(121, 8)`` logits for one sheet's cell-model reading."""
+    feed = {
+        LOG_PROBS_INPUT: np.log(np.maximum(probs, 1e-9)).astype(np.float32)[None],
+        FEATURES_INPUT: np.asarray(features, np.float32)[None],
+        PRINTED_INPUT: printed_kinds(layout)[None],
+        SIDE_INPUT: np.array([layout.name == "B"], np.int64),
+    }
+    return _session(path or CONTEXT_PATH).run(["logits"], feed)[0][0].astype(np.float64)
+
+
+def context_read(
+    probs: np.ndarray,
+    features: np.ndarray,
+    layout: Layout,
+    drawn: np.ndarray,
+    path: Path | None = None,
+) -> np.ndarray:
+    """``probs`` (the cell model's, ``(121, 8)``) with the terrain of each ``drawn`` cell
+    re-read in context: its probability of being drawn at all is kept and shared
+    among the five terrains as the context model says."""
+    logits = context_logits(probs, features, layout, path)[:, TERRAINS]
+    share = np.exp(logits - logits.max(axis=1, keepdims=True))
+    share /= share.sum(axis=1, keepdims=True)
+    out = np.array(probs, np.float64, copy=True)
+    out[drawn, TERRAINS] = out[drawn, TERRAINS].sum(axis=1, keepdims=True) * share[drawn]
+    return out
