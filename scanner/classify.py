@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from scanner.context import TERRAINS, context_read
+from scanner.context import CONTEXT_CELL_MODEL, TERRAINS, context_read
 from scanner.covered import COVERED, covered_cells
 from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
@@ -426,7 +426,9 @@ def classify_cells(
     # The review follows the cells' own reading: the context, the look-alikes and the
     # neighbours may choose a cell's class, but they never take it off the review list.
     own = in_context = probs
-    if features is not None and (_context if context is None else context):
+    # The context model reads the committed cell model's features and no other's.
+    committed = Path(model or MODEL_PATH).resolve() == CONTEXT_CELL_MODEL
+    if features is not None and committed and (_context if context is None else context):
         drawn = np.isin(own.argmax(axis=1), np.arange(TERRAINS.start, TERRAINS.stop))
         raw = context_read(raw, features, layout, drawn & free_cells(layout))
         in_context = probs = _posterior(raw, features, layout, consistency)

@@ -21,7 +21,11 @@ import numpy as np
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE, Layout
 
-CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"
+_MODELS = Path(__file__).resolve().parent.parent / "models"
+CONTEXT_PATH = _MODELS / "context.onnx"
+#: The cell model whose features the context model was trained on: with any other
+#: (a candidate, the float export) the step is left out.
+CONTEXT_CELL_MODEL = (_MODELS / "cells.int8.onnx").resolve()
 #: The model's input names (shared with :mod:`models.context_net`).
 LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT = (
     "log_probs",

@@ -165,3 +165,19 @@ def test_our_rendered_sheets_are_read_better_in_context():
             on += _wrong(classify.classify_cells(crops, layout).grid, truth)
             off += _wrong(classify.classify_cells(crops, layout, context=False).grid, truth)
     assert on < off
+
+
+def test_another_cell_model_is_read_without_the_step():
+    """The context model knows the committed cell model's features only: read by the
+    float export, a sheet reads exactly as with the step off."""
+    float_model = CONTEXT_PATH.parent / "cells.onnx"
+    changed = 0
+    for seed in range(4_000_011, 4_000_015):
+        crops, layout, _ = _rendered(seed, "normal")
+        other = classify.classify_cells(crops, layout, model=float_model)
+        off = classify.classify_cells(crops, layout, model=float_model, context=False)
+        np.testing.assert_array_equal(other.probabilities, off.probabilities)
+        committed = classify.classify_cells(crops, layout)
+        bare = classify.classify_cells(crops, layout, context=False)
+        changed += not np.array_equal(committed.probabilities, bare.probabilities)
+    assert changed > 0
