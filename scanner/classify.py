@@ -366,7 +366,9 @@ def classify_cells(
     below :data:`SECOND_LOOK_BELOW` are read again mirrored left-right (the model was
     trained on both), their two readings (probabilities and features) averaged, and
     the prior and consistency step redone: a sixth fewer misread cells on tuning
-    photos for about a tenth of a sheet's model time. With ``lookalikes``, cells still
+    photos for about a tenth of a sheet's model time. With ``context``, the cells read
+    as drawn have their terrain re-read among the sheet's cells
+    (:func:`scanner.context.context_read`). With ``lookalikes``, cells still
     doubtful lean towards the readings of the cells that look most like them
     (:func:`lookalike_vote`); with ``shapes``, the cells of each shape the player
     outlined take one terrain, sure cells included (:func:`scanner.shapes.shape_vote`);
@@ -399,6 +401,8 @@ def classify_cells(
     covered : look for covered cells; default :func:`set_covered`'s value (on).
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
+    context : re-read the drawn cells' terrain among the sheet (:mod:`scanner.context`;
+        only with the committed cell model); default :func:`set_context`'s value (on).
     unfilled_ruins : list ruins spaces read as empty; default :func:`set_unfilled_ruins`'s
         value (on).
     shapes : let each outlined shape's cells agree; default :func:`set_shapes`'s value (on).
