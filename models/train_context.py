@@ -22,15 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
-from models.train import VALIDATION_SEED, CellSet, cached_set, concat
+from models.train import VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH
 from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, printed_kinds
 from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
 from scoring.layouts import LAYOUTS, SIZE
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "context.onnx"
-#: (first seed, views, scanned photos) of the training players.
-TRAIN_RANGES = ((30_000, 2000, 1000), (40_000, 2000, 1000))
+#: First seeds of the training players: 2000 views and 1000 scanned photos from each.
+TRAIN_SEEDS = (30_000, 40_000)
+VIEWS, PHOTOS = 2000, 1000
 
 
 def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarray]:
@@ -117,6 +118,13 @@ def train(
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--first-seeds",
+        type=int,
+        nargs="+",
+        default=list(TRAIN_SEEDS),
+        help="first seed of each range of training players (2000 views, 1000 photos each)",
+    )
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--width", type=int, default=64)
@@ -131,13 +139,16 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    parts = []
-    for first, views, photos in TRAIN_RANGES:
-        parts.append(cached_set("train", list(range(first, first + views)), args.workers))
-        photo_seeds = list(range(first, first + photos))
-        parts.append(cached_set("train", photo_seeds, args.workers, source="photo"))
+    parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
+    for first in args.first_seeds:
+        views = cached_set("train", list(range(first, first + VIEWS)), args.workers)
+        parts.append(sheet_arrays(views))
+        photo_seeds = list(range(first, first + PHOTOS))
+        photos = cached_set("train", photo_seeds, args.workers, source="photo")
+        parts.append(sheet_arrays(photos))
+        del views, photos
+    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
-    arrays = sheet_arrays(concat(parts))
     val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo"))
     print(
         f"{len(arrays['side'])} training sheets, {len(val['side'])} validation sheets "
@@ -178,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         "terrain_errors_cell_model": terrain_errors(val["logits"], val),
         "terrain_errors_with_context": terrain_errors(read, val),
         "training": {
-            "ranges": TRAIN_RANGES,
+            "first_seeds": args.first_seeds,
             "steps": args.steps,
             "seed": args.seed,
             "width": args.width,

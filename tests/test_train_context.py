@@ -1,0 +1,65 @@
+"""Training the sheet-context model: its data is the committed cell model's reading."""
+
+import numpy as np
+
+from models.train import build_set, difficulty_for
+from models.train_context import sheet_arrays, terrain_errors, train
+from scanner import classify
+from scanner.cells import cut_cells
+from scanner.context import context_logits
+from scoring.layouts import LAYOUTS
+
+
+def test_the_training_sheets_are_the_committed_models_reading():
+    from models import synth
+
+    seeds = [4_000_021, 4_000_022]
+    arrays = sheet_arrays(build_set(seeds, workers=1))
+    assert arrays["logits"].shape == (2, 121, 8) and arrays["features"].shape == (2, 121, 160)
+    view, truth = synth.make_view(seeds[1], difficulty_for(seeds[1]))
+    layout = LAYOUTS[truth["side"]]
+    assert arrays["side"][1] == (truth["side"] == "B")
+    labels = "".join(truth["grid"])
+    assert "".join(".TVFWM^#"[k] for k in arrays["labels"][1]) == labels
+    probs = classify.predict_probabilities(cut_cells(view), layout)
+    logits = arrays["logits"][1]
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), probs, atol=1e-4)
+
+
+def test_a_short_training_runs_and_its_export_reads_a_sheet(tmp_path):
+    from models.context_net import export_context_onnx
+
+    arrays = sheet_arrays(build_set([4_000_021, 4_000_022], workers=1))
+    net = train(
+        arrays,
+        arrays,
+        steps=20,
+        seed=0,
+        width=16,
+        layers=1,
+        positions=False,
+        feature_drop=0.2,
+        threads=1,
+    )
+    path = tmp_path / "context.onnx"
+    export_context_onnx(net, str(path))
+    side = LAYOUTS["AB"[arrays["side"][0]]]
+    logits = arrays["logits"][0]
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    out = context_logits(probs, arrays["features"][0], side, path)
+    assert out.shape == (121, 8) and np.isfinite(out).all()
+
+
+def test_terrain_errors_count_drawn_free_cells_only():
+    """Empty cells and printed mountains are not the context model's question."""
+    labels = np.zeros((1, 121), np.int64)
+    printed = np.zeros((1, 121), np.int64)
+    labels[0, :3] = [3, 4, 0]  # a farm, a water, an empty cell
+    labels[0, 3], printed[0, 3] = 6, 1  # a printed mountain
+    logits = np.zeros((1, 121, 8))
+    logits[0, 0, 4] = logits[0, 1, 4] = 1.0  # both read as water
+    logits[0, 2, 1] = logits[0, 3, 1] = 1.0  # the empty cell and the mountain as forest
+    arrays = {"labels": labels, "printed": printed}
+    assert terrain_errors(logits, arrays) == 1
