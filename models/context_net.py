@@ -65,6 +65,19 @@ class ContextNet(nn.Module):
         return log_probs + self.head(self.encoder(x))
 
 
+class ContextMean(nn.Module):
+    """Several context nets as one: the mean of their logits (trained with other seeds,
+    their mistakes differ more than their right readings do)."""
+
+    def __init__(self, nets: list[ContextNet]):
+        super().__init__()
+        self.nets = nn.ModuleList(nets)
+
+    def forward(self, log_probs, features, printed, side):
+        outs = [net(log_probs, features, printed, side) for net in self.nets]
+        return torch.stack(outs).mean(dim=0)
+
+
 def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tensor) -> torch.Tensor:
     """Cross-entropy among the five terrains on the free cells drawn with one: the net
     re-reads which terrain a drawn cell is, never whether it is drawn."""
@@ -74,7 +87,7 @@ def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tens
     return nn.functional.cross_entropy(logits[..., TERRAINS][drawn], labels[drawn] - TERRAINS.start)
 
 
-def export_context_onnx(net: ContextNet, path: str) -> None:
+def export_context_onnx(net: nn.Module, path: str) -> None:
     """Write ``net`` as ONNX (one sheet a call, opset 17, inputs named as
     :mod:`scanner.context` feeds them)."""
     net.eval()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.train import VALIDATION_SEED, CellSet, cached_set
+from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH
 from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, printed_kinds
 from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
@@ -126,7 +126,19 @@ def main(argv: list[str] | None = None) -> None:
         help="first seed of each range of training players (2000 views, 1000 photos each)",
     )
     ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="train one net per torch seed, in turn, and export the mean of their logits",
+    )
+    ap.add_argument(
+        "--mean",
+        type=Path,
+        nargs="+",
+        help="train nothing: export the mean of these saved nets (.pt, same --width etc.)",
+    )
     ap.add_argument("--width", type=int, default=64)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument(
@@ -140,34 +152,45 @@ def main(argv: list[str] | None = None) -> None:
 
     t0 = time.perf_counter()
     parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
-    for first in args.first_seeds:
+    for first in [] if args.mean else args.first_seeds:
         views = cached_set("train", list(range(first, first + VIEWS)), args.workers)
         parts.append(sheet_arrays(views))
         photo_seeds = list(range(first, first + PHOTOS))
         photos = cached_set("train", photo_seeds, args.workers, source="photo")
         parts.append(sheet_arrays(photos))
         del views, photos
-    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
     val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo"))
     print(
-        f"{len(arrays['side'])} training sheets, {len(val['side'])} validation sheets "
+        f"{len(arrays.get('side', ()))} training sheets, {len(val['side'])} validation sheets "
         f"({time.perf_counter() - t0:.0f} s)"
     )
-    net = train(
-        arrays,
-        val,
-        args.steps,
-        args.seed,
-        args.width,
-        args.layers,
-        args.positions,
-        args.feature_drop,
-        args.threads,
-    )
-    from models.context_net import export_context_onnx
+    import torch
 
-    export_context_onnx(net, str(args.out))
+    from models.context_net import ContextMean, ContextNet, export_context_onnx
+
+    nets = []
+    for path in args.mean or []:
+        net = ContextNet(args.width, args.layers, positions=args.positions)
+        net.load_state_dict(torch.load(path))
+        nets.append(net)
+    for seed in [] if args.mean else args.seeds:
+        net = train(
+            arrays,
+            val,
+            args.steps,
+            seed,
+            args.width,
+            args.layers,
+            args.positions,
+            args.feature_drop,
+            args.threads,
+        )
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        torch.save(net.state_dict(), CACHE_DIR / f"{args.out.stem}-seed{seed}.pt")
+        nets.append(net)
+    export_context_onnx(nets[0] if len(nets) == 1 else ContextMean(nets), str(args.out))
     from scanner.context import context_logits
 
     read = np.stack(
@@ -191,7 +214,8 @@ def main(argv: list[str] | None = None) -> None:
         "training": {
             "first_seeds": args.first_seeds,
             "steps": args.steps,
-            "seed": args.seed,
+            "seeds": args.seeds if not args.mean else None,
+            "mean_of": [str(p) for p in args.mean] if args.mean else None,
             "width": args.width,
             "layers": args.layers,
             "positions": args.positions,

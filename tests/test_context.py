@@ -181,3 +181,30 @@ def test_another_cell_model_is_read_without_the_step():
         bare = classify.classify_cells(crops, layout, context=False)
         changed += not np.array_equal(committed.probabilities, bare.probabilities)
     assert changed > 0
+
+
+def test_a_mean_of_nets_exports_the_mean_of_their_logits(tmp_path):
+    import torch
+
+    from models.context_net import ContextMean, ContextNet, export_context_onnx
+
+    crops, layout, _ = _rendered(4_000_011, "normal")
+    probs, features = _cell_model(crops, layout)
+    args = (
+        torch.log(torch.from_numpy(probs)).float()[None],
+        torch.from_numpy(features)[None],
+        torch.from_numpy(printed_kinds(layout))[None],
+        torch.tensor([int(layout.name == "B")]),
+    )
+    nets = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        net = ContextNet(width=16, layers=1).eval()
+        torch.nn.init.normal_(net.head.weight, std=0.1)
+        nets.append(net)
+    with torch.no_grad():
+        expected = ((nets[0](*args) + nets[1](*args)) / 2)[0].numpy()
+        assert not np.allclose(nets[0](*args).numpy(), nets[1](*args).numpy(), atol=1e-3)
+    path = tmp_path / "mean.onnx"
+    export_context_onnx(ContextMean(nets), str(path))
+    np.testing.assert_allclose(context_logits(probs, features, layout, path), expected, atol=1e-4)
