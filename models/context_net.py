@@ -65,6 +65,55 @@ class ContextNet(nn.Module):
         return log_probs + self.head(self.encoder(x))
 
 
+class VoteNet(nn.Module):
+    """A learned look-alike vote: a cell's own features never reach its output directly.
+
+    The attention between cells is computed from their features (which cells look
+    alike); what flows between them is their readings (log-probabilities, printed
+    kind, side), updated layer by layer. A cell's output is its own log-probabilities
+    plus what its look-alikes' readings say, so the net can learn how a sheet's designs
+    vote but not one renderer's looks. Same inputs and output as :class:`ContextNet`.
+    """
+
+    def __init__(self, width: int = 64, layers: int = 2, heads: int = 4, positions: bool = False):
+        super().__init__()
+        if positions:
+            raise ValueError("the vote net has no positions")
+        self.features_norm = nn.LayerNorm(N_FEATURES)
+        self.looks = nn.Linear(N_FEATURES, width)
+        self.probs_in = nn.Linear(len(CLASSES), width)
+        self.printed = nn.Embedding(KINDS, width)
+        self.side = nn.Embedding(2, width)
+        self.attend = nn.ModuleList(
+            nn.MultiheadAttention(width, heads, dropout=0.1, batch_first=True)
+            for _ in range(layers)
+        )
+        self.norms = nn.ModuleList(nn.LayerNorm(width) for _ in range(layers))
+        self.feed = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, 2 * width), nn.GELU(), nn.Linear(2 * width, width))
+            for _ in range(layers)
+        )
+        self.head = nn.Linear(width, len(CLASSES))
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+        self.register_buffer("alone", torch.eye(SIZE * SIZE, dtype=torch.bool), persistent=False)
+
+    def forward(
+        self,
+        log_probs: torch.Tensor,
+        features: torch.Tensor,
+        printed: torch.Tensor,
+        side: torch.Tensor,
+    ) -> torch.Tensor:
+        looks = self.looks(self.features_norm(features))
+        reading = self.probs_in(log_probs) + self.printed(printed) + self.side(side)[:, None, :]
+        for attend, norm, feed in zip(self.attend, self.norms, self.feed, strict=True):
+            heard, _ = attend(looks, looks, reading, attn_mask=self.alone, need_weights=False)
+            reading = reading + heard
+            reading = reading + feed(norm(reading))
+        return log_probs + self.head(reading)
+
+
 class ContextMean(nn.Module):
     """Several context nets as one: the mean of their logits (trained with other seeds,
     their mistakes differ more than their right readings do)."""
@@ -76,6 +125,10 @@ class ContextMean(nn.Module):
     def forward(self, log_probs, features, printed, side):
         outs = [net(log_probs, features, printed, side) for net in self.nets]
         return torch.stack(outs).mean(dim=0)
+
+
+#: The context nets ``models.train_context --net`` can train.
+NETS = {"context": ContextNet, "votes": VoteNet}
 
 
 def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tensor) -> torch.Tensor:

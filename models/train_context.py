@@ -78,16 +78,17 @@ def train(
     positions: bool,
     feature_drop: float,
     threads: int,
+    kind: str = "context",
 ):
     import torch
 
-    from models.context_net import ContextNet, terrain_loss
+    from models.context_net import NETS, terrain_loss
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     t = {k: torch.from_numpy(v) for k, v in arrays.items()}
     v = {k: torch.from_numpy(a) for k, a in val.items()}
-    net = ContextNet(width, layers, positions=positions)
+    net = NETS[kind](width, layers, positions=positions)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=steps, pct_start=0.1)
     gen = torch.Generator().manual_seed(seed)
@@ -145,6 +146,12 @@ def main(argv: list[str] | None = None) -> None:
         "--positions", action="store_true", help="add row/column embeddings (not the default)"
     )
     ap.add_argument("--feature-drop", type=float, default=0.2)
+    ap.add_argument(
+        "--net",
+        choices=("context", "votes"),
+        default="context",
+        help="votes: a cell's own features only choose which cells it hears (VoteNet)",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="rendering processes (cache misses)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -168,11 +175,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     import torch
 
-    from models.context_net import ContextMean, ContextNet, export_context_onnx
+    from models.context_net import NETS, ContextMean, export_context_onnx
 
     nets = []
     for path in args.mean or []:
-        net = ContextNet(args.width, args.layers, positions=args.positions)
+        net = NETS[args.net](args.width, args.layers, positions=args.positions)
         net.load_state_dict(torch.load(path))
         nets.append(net)
     for seed in [] if args.mean else args.seeds:
@@ -186,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
             args.positions,
             args.feature_drop,
             args.threads,
+            args.net,
         )
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), CACHE_DIR / f"{args.out.stem}-seed{seed}.pt")
@@ -219,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
             "width": args.width,
             "layers": args.layers,
             "positions": args.positions,
+            "net": args.net,
             "feature_drop": args.feature_drop,
             "minutes": round((time.perf_counter() - t0) / 60, 1),
         },

@@ -208,3 +208,34 @@ def test_a_mean_of_nets_exports_the_mean_of_their_logits(tmp_path):
     path = tmp_path / "mean.onnx"
     export_context_onnx(ContextMean(nets), str(path))
     np.testing.assert_allclose(context_logits(probs, features, layout, path), expected, atol=1e-4)
+
+
+def test_the_vote_net_hears_readings_never_looks(tmp_path):
+    """With every cell read the same way, what any cell's look-alikes say is that same
+    reading, so no change of the features (the looks) can change the output; the
+    readings can. Its export reads as torch does."""
+    import torch
+
+    from models.context_net import VoteNet, export_context_onnx
+
+    torch.manual_seed(0)
+    net = VoteNet(width=16, layers=2).eval()
+    torch.nn.init.normal_(net.head.weight, std=0.1)
+    log_probs = torch.log_softmax(torch.randn(1, 1, 8), -1).expand(1, 121, 8).contiguous()
+    printed = torch.zeros(1, 121, dtype=torch.int64)
+    side = torch.tensor([0])
+    with torch.no_grad():
+        a = net(log_probs, torch.randn(1, 121, 160), printed, side)
+        b = net(log_probs, torch.randn(1, 121, 160), printed, side)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-5)
+        other = log_probs.clone()
+        other[0, 5:] = torch.log_softmax(torch.randn(8), -1)
+        features = torch.randn(1, 121, 160)
+        c = net(other, features, printed, side)
+        assert not np.allclose(c[0, :5].numpy(), a[0, :5].numpy(), atol=1e-3)
+        on_side_a = net(other, features, torch.from_numpy(printed_kinds(SIDE_A))[None], side)
+    path = tmp_path / "votes.onnx"
+    export_context_onnx(net, str(path))
+    probs = torch.softmax(other[0], -1).double().numpy()
+    got = context_logits(probs, features[0].numpy(), SIDE_A, path)
+    np.testing.assert_allclose(got, on_side_a[0].numpy(), atol=1e-4)
