@@ -28,14 +28,40 @@ from scoring.layouts import SIZE
 KINDS = 4
 
 
-class ContextNet(nn.Module):
-    def __init__(self, width: int = 64, layers: int = 2, heads: int = 4, positions: bool = False):
+class _SheetNet(nn.Module):
+    """What the context nets share: a cell's reading as a vector (its log-probabilities,
+    the printed kind, the side), and a head that starts at zero, so that an untrained
+    net returns the cell model's own logits. A subclass's :meth:`mix` turns the sheet's
+    cells into one vector each."""
+
+    def __init__(self, width: int):
         super().__init__()
         self.features_norm = nn.LayerNorm(N_FEATURES)
-        self.features_in = nn.Linear(N_FEATURES, width)
         self.probs_in = nn.Linear(len(CLASSES), width)
         self.printed = nn.Embedding(KINDS, width)
         self.side = nn.Embedding(2, width)
+        self.head = nn.Linear(width, len(CLASSES))
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+
+    def reading(self, log_probs: torch.Tensor, printed: torch.Tensor, side: torch.Tensor):
+        return self.probs_in(log_probs) + self.printed(printed) + self.side(side)[:, None, :]
+
+    def mix(self, log_probs, features, printed, side) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, log_probs, features, printed, side) -> torch.Tensor:
+        """``(B, 121, 8)``, ``(B, 121, 160)``, ``(B, 121)``, ``(B,)`` -> ``(B, 121, 8)`` logits."""
+        return log_probs + self.head(self.mix(log_probs, features, printed, side))
+
+
+class ContextNet(_SheetNet):
+    """Every cell a token of its features and reading (and, with ``positions``, its row
+    and column), through a transformer encoder."""
+
+    def __init__(self, width: int = 64, layers: int = 2, heads: int = 4, positions: bool = False):
+        super().__init__(width)
+        self.features_in = nn.Linear(N_FEATURES, width)
         self.positions = positions
         self.row = nn.Embedding(SIZE, width)
         self.col = nn.Embedding(SIZE, width)
@@ -43,29 +69,18 @@ class ContextNet(nn.Module):
             width, heads, 2 * width, dropout=0.1, batch_first=True, norm_first=True
         )
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.head = nn.Linear(width, len(CLASSES))
-        nn.init.zeros_(self.head.weight)
-        nn.init.zeros_(self.head.bias)
         index = torch.arange(SIZE * SIZE)
         self.register_buffer("rows", index // SIZE, persistent=False)
         self.register_buffer("cols", index % SIZE, persistent=False)
 
-    def forward(
-        self,
-        log_probs: torch.Tensor,
-        features: torch.Tensor,
-        printed: torch.Tensor,
-        side: torch.Tensor,
-    ) -> torch.Tensor:
-        """``(B, 121, 8)``, ``(B, 121, 160)``, ``(B, 121)``, ``(B,)`` -> ``(B, 121, 8)`` logits."""
-        x = self.features_in(self.features_norm(features)) + self.probs_in(log_probs)
-        x = x + self.printed(printed) + self.side(side)[:, None, :]
+    def mix(self, log_probs, features, printed, side) -> torch.Tensor:
+        x = self.features_in(self.features_norm(features)) + self.reading(log_probs, printed, side)
         if self.positions:
             x = x + self.row(self.rows) + self.col(self.cols)
-        return log_probs + self.head(self.encoder(x))
+        return self.encoder(x)
 
 
-class VoteNet(nn.Module):
+class VoteNet(_SheetNet):
     """A learned look-alike vote: a cell's own features never reach its output directly.
 
     The attention between cells is computed from their features (which cells look
@@ -76,14 +91,10 @@ class VoteNet(nn.Module):
     """
 
     def __init__(self, width: int = 64, layers: int = 2, heads: int = 4, positions: bool = False):
-        super().__init__()
+        super().__init__(width)
         if positions:
             raise ValueError("the vote net has no positions")
-        self.features_norm = nn.LayerNorm(N_FEATURES)
         self.looks = nn.Linear(N_FEATURES, width)
-        self.probs_in = nn.Linear(len(CLASSES), width)
-        self.printed = nn.Embedding(KINDS, width)
-        self.side = nn.Embedding(2, width)
         self.attend = nn.ModuleList(
             nn.MultiheadAttention(width, heads, dropout=0.1, batch_first=True)
             for _ in range(layers)
@@ -93,32 +104,23 @@ class VoteNet(nn.Module):
             nn.Sequential(nn.Linear(width, 2 * width), nn.GELU(), nn.Linear(2 * width, width))
             for _ in range(layers)
         )
-        self.head = nn.Linear(width, len(CLASSES))
-        nn.init.zeros_(self.head.weight)
-        nn.init.zeros_(self.head.bias)
         self.register_buffer("alone", torch.eye(SIZE * SIZE, dtype=torch.bool), persistent=False)
 
-    def forward(
-        self,
-        log_probs: torch.Tensor,
-        features: torch.Tensor,
-        printed: torch.Tensor,
-        side: torch.Tensor,
-    ) -> torch.Tensor:
+    def mix(self, log_probs, features, printed, side) -> torch.Tensor:
         looks = self.looks(self.features_norm(features))
-        reading = self.probs_in(log_probs) + self.printed(printed) + self.side(side)[:, None, :]
+        reading = self.reading(log_probs, printed, side)
         for attend, norm, feed in zip(self.attend, self.norms, self.feed, strict=True):
             heard, _ = attend(looks, looks, reading, attn_mask=self.alone, need_weights=False)
             reading = reading + heard
             reading = reading + feed(norm(reading))
-        return log_probs + self.head(reading)
+        return reading
 
 
 class ContextMean(nn.Module):
     """Several context nets as one: the mean of their logits (trained with other seeds,
     their mistakes differ more than their right readings do)."""
 
-    def __init__(self, nets: list[ContextNet]):
+    def __init__(self, nets: list[_SheetNet]):
         super().__init__()
         self.nets = nn.ModuleList(nets)
 
