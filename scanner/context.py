@@ -14,10 +14,12 @@ cells into terrain.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from scanner.layout_prior import _printed_table, _ruins_mask
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE, Layout
 
@@ -41,12 +43,15 @@ TERRAINS = slice(CLASSES.index("T"), CLASSES.index("M") + 1)
 _sessions: dict[str, object] = {}
 
 
+@lru_cache(maxsize=16)
 def printed_kinds(layout: Layout) -> np.ndarray:
-    """``(121,)`` int64, row-major: 0 free, 1 mountain, 2 wasteland, 3 ruins."""
+    """``(121,)`` int64, row-major, read-only: 0 free, 1 mountain, 2 wasteland, 3 ruins."""
+    printed = _printed_table(layout)
     out = np.zeros(SIZE * SIZE, np.int64)
-    for kind, spaces in ((1, layout.mountains), (2, layout.wasteland), (3, layout.ruins)):
-        for r, c in spaces:
-            out[r * SIZE + c] = kind
+    out[printed == CLASSES.index("^")] = 1
+    out[printed == CLASSES.index("#")] = 2
+    out[_ruins_mask(layout)] = 3
+    out.flags.writeable = False
     return out
 
 
