@@ -20,6 +20,7 @@ from scanner.context import (
     PRINTED_INPUT,
     SIDE_INPUT,
     TERRAINS,
+    drawn_terrain,
 )
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE
@@ -136,9 +137,7 @@ NETS = {"context": ContextNet, "votes": VoteNet}
 def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tensor) -> torch.Tensor:
     """Cross-entropy among the five terrains on the free cells drawn with one: the net
     re-reads which terrain a drawn cell is, never whether it is drawn."""
-    drawn = (
-        (labels >= TERRAINS.start) & (labels < TERRAINS.stop) & ((printed == 0) | (printed == 3))
-    )
+    drawn = drawn_terrain(labels, printed)
     return nn.functional.cross_entropy(logits[..., TERRAINS][drawn], labels[drawn] - TERRAINS.start)
 
 

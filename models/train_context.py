@@ -24,7 +24,7 @@ import numpy as np
 
 from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH
-from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, printed_kinds
+from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
 from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
 from scoring.layouts import LAYOUTS, SIZE
 
@@ -60,12 +60,9 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
 
 def terrain_errors(logits: np.ndarray, arrays: dict[str, np.ndarray]) -> int:
     """Drawn free cells whose terrain the logits' argmax among the five gets wrong."""
-    labels, printed = arrays["labels"], arrays["printed"]
-    drawn = (
-        (labels >= TERRAINS.start) & (labels < TERRAINS.stop) & ((printed == 0) | (printed == 3))
-    )
+    labels = arrays["labels"]
     read = logits[..., TERRAINS].argmax(-1) + TERRAINS.start
-    return int((read != labels)[drawn].sum())
+    return int((read != labels)[drawn_terrain(labels, arrays["printed"])].sum())
 
 
 def train(
@@ -214,9 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     metrics = {
         "validation_sheets": len(val["side"]),
-        "drawn_cells": int(
-            ((val["labels"] >= TERRAINS.start) & (val["labels"] < TERRAINS.stop)).sum()
-        ),
+        "drawn_cells": int(drawn_terrain(val["labels"], val["printed"]).sum()),
         "terrain_errors_cell_model": terrain_errors(val["logits"], val),
         "terrain_errors_with_context": terrain_errors(read, val),
         "training": {

@@ -43,6 +43,12 @@ TERRAINS = slice(CLASSES.index("T"), CLASSES.index("M") + 1)
 _sessions: dict[str, object] = {}
 
 
+def drawn_terrain(labels, printed):
+    """Where a true label is a drawn terrain on a free or ruins space (what the context
+    model is trained and judged on); numpy arrays or torch tensors alike."""
+    return (labels >= TERRAINS.start) & (labels < TERRAINS.stop) & ((printed == 0) | (printed == 3))
+
+
 @lru_cache(maxsize=16)
 def printed_kinds(layout: Layout) -> np.ndarray:
     """``(121,)`` int64, row-major, read-only: 0 free, 1 mountain, 2 wasteland, 3 ruins."""
