@@ -10,10 +10,14 @@ ONNX export in :mod:`scanner.context`; the input names below are shared with it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
+from scanner.classify import MODEL_PATH
 from scanner.context import (
+    CELL_MODEL_KEY,
     FEATURES_INPUT,
     LOG_PROBS_INPUT,
     N_FEATURES,
@@ -21,6 +25,7 @@ from scanner.context import (
     SIDE_INPUT,
     TERRAINS,
     drawn_terrain,
+    file_sha256,
 )
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE
@@ -141,9 +146,10 @@ def terrain_loss(logits: torch.Tensor, labels: torch.Tensor, printed: torch.Tens
     return nn.functional.cross_entropy(logits[..., TERRAINS][drawn], labels[drawn] - TERRAINS.start)
 
 
-def export_context_onnx(net: nn.Module, path: str) -> None:
+def export_context_onnx(net: nn.Module, path: str, cell_model: Path | None = None) -> None:
     """Write ``net`` as ONNX (one sheet a call, opset 17, inputs named as
-    :mod:`scanner.context` feeds them)."""
+    :mod:`scanner.context` feeds them), stamped with the cell model it reads
+    (:func:`stamp`; default the committed one)."""
     net.eval()
     n = SIZE * SIZE
     example = (
@@ -161,3 +167,16 @@ def export_context_onnx(net: nn.Module, path: str) -> None:
         input_names=[LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT],
         output_names=["logits"],
     )
+    stamp(path, cell_model or MODEL_PATH)
+
+
+def stamp(path: str | Path, cell_model: Path) -> None:
+    """Record in the ONNX file at ``path`` the SHA-256 of the cell model whose features
+    it reads: :func:`scanner.context.fits` leaves the step out for any other."""
+    import onnx
+
+    model = onnx.load(str(path))
+    props = {p.key: p.value for p in model.metadata_props}
+    props[CELL_MODEL_KEY] = file_sha256(cell_model)
+    onnx.helper.set_model_props(model, props)
+    onnx.save(model, str(path))

@@ -9,8 +9,9 @@ the cell model's outputs for the whole sheet. Writes ``models/context.onnx`` and
 ``models/context.metrics.json`` (drawn cells whose terrain the plain argmax and the
 context read wrong on the validation photos, seeds 1,000,000+).
 
-The context model is tied to the cell model whose features it reads: retrain it
-whenever ``models/cells.int8.onnx`` changes.
+The context model is tied to the cell model whose features it reads (the export
+carries that file's SHA-256, :func:`models.context_net.stamp`): retrain it whenever
+``models/cells.int8.onnx`` changes; until then the scanner leaves the step out.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from scanner.context import CONTEXT_CELL_MODEL, TERRAINS, context_read
+from scanner.context import TERRAINS, context_read
+from scanner.context import fits as context_fits
 from scanner.covered import COVERED, covered_cells
 from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
 from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
@@ -402,7 +403,8 @@ def classify_cells(
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
     context : re-read the drawn cells' terrain among the sheet (:mod:`scanner.context`;
-        only with the committed cell model); default :func:`set_context`'s value (on).
+        only with the cell model the context model was trained on); default
+        :func:`set_context`'s value (on).
     unfilled_ruins : list ruins spaces read as empty; default :func:`set_unfilled_ruins`'s
         value (on).
     shapes : let each outlined shape's cells agree; default :func:`set_shapes`'s value (on).
@@ -430,9 +432,9 @@ def classify_cells(
     # The review follows the cells' own reading: the context, the look-alikes and the
     # neighbours may choose a cell's class, but they never take it off the review list.
     own = in_context = probs
-    # The context model reads the committed cell model's features and no other's.
-    committed = Path(model or MODEL_PATH).resolve() == CONTEXT_CELL_MODEL
-    if features is not None and committed and (_context if context is None else context):
+    use_context = _context if context is None else context
+    # The context model reads the features of the cell model it was trained on, no other's.
+    if features is not None and use_context and context_fits(Path(model or MODEL_PATH)):
         drawn = np.isin(own.argmax(axis=1), np.arange(TERRAINS.start, TERRAINS.stop))
         raw = context_read(raw, features, layout, drawn & free_cells(layout))
         in_context = probs = _posterior(raw, features, layout, consistency)

@@ -14,6 +14,7 @@ cells into terrain.
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,11 +24,11 @@ from scanner.layout_prior import _printed_table, _ruins_mask
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE, Layout
 
-_MODELS = Path(__file__).resolve().parent.parent / "models"
-CONTEXT_PATH = _MODELS / "context.onnx"
-#: The cell model whose features the context model was trained on: with any other
-#: (a candidate, the float export) the step is left out.
-CONTEXT_CELL_MODEL = (_MODELS / "cells.int8.onnx").resolve()
+CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"
+#: Metadata key of the context model: the SHA-256 of the cell model file whose features
+#: it was trained on. With any other cell model (a candidate, the float export, a
+#: retrained ``cells.int8.onnx``) the step is left out.
+CELL_MODEL_KEY = "cell_model_sha256"
 #: The model's input names (shared with :mod:`models.context_net`).
 LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT = (
     "log_probs",
@@ -74,6 +75,18 @@ def _session(path: Path):
         opts.inter_op_num_threads = 1
         _sessions[key] = ort.InferenceSession(key, opts, providers=["CPUExecutionProvider"])
     return _sessions[key]
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=8)
+def fits(cell_model: Path, path: Path = CONTEXT_PATH) -> bool:
+    """Whether the context model at ``path`` was trained on ``cell_model``'s features
+    (checked once per process and pair of files)."""
+    meta = _session(path).get_modelmeta().custom_metadata_map
+    return meta.get(CELL_MODEL_KEY) == file_sha256(cell_model)
 
 
 def context_logits(

@@ -239,3 +239,20 @@ def test_the_vote_net_hears_readings_never_looks(tmp_path):
     probs = torch.softmax(other[0], -1).double().numpy()
     got = context_logits(probs, features[0].numpy(), SIDE_A, path)
     np.testing.assert_allclose(got, on_side_a[0].numpy(), atol=1e-4)
+
+
+def test_the_step_runs_only_with_the_cell_model_the_context_model_was_stamped_for(tmp_path):
+    """The context model carries the SHA-256 of the cell model it reads; stamped for
+    another (as after retraining the cell model), the committed cell model is read
+    without the step."""
+    import shutil
+
+    from models.context_net import stamp
+    from scanner.context import fits
+
+    committed, other = classify.MODEL_PATH, CONTEXT_PATH.parent / "cells.onnx"
+    assert fits(committed) and not fits(other)
+    copy = tmp_path / "context.onnx"
+    shutil.copy(CONTEXT_PATH, copy)
+    stamp(copy, other)
+    assert fits(other, copy) and not fits(committed, copy)
