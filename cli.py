@@ -189,9 +189,11 @@ def score(
     if deal is not None:
         _warn_deal(deal)
 
-    from app.inputs import DecodeAhead, load_input, use_second_thread
+    from app.inputs import DecodeAhead, is_photo, load_input, use_second_thread, warm_up_reader
 
     use_second_thread()
+    if any(is_photo(p) for p in inputs):
+        warm_up_reader()
     errors = _input_errors()
     console = Console(highlight=False, soft_wrap=False)
     loaded = []
@@ -501,11 +503,12 @@ def read(
     ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
-    from app.inputs import load_input, use_second_thread
+    from app.inputs import load_input, use_second_thread, warm_up_reader
     from app.report import correction_text
     from scoring.textmap import format_text
 
     use_second_thread()
+    warm_up_reader()
     side_key = _check_side(side)
     fixes = _parse_fixes(set_cells, 1).get(0, {})
     try:

@@ -31,6 +31,16 @@ def use_second_thread(on: bool = True) -> None:
     _overlap = bool(on)
 
 
+def warm_up_reader() -> None:
+    """Start building the photo reader's model sessions in its second thread (with
+    :func:`use_second_thread`), to overlap the first photo's decoding."""
+    if _overlap and importlib.util.find_spec("scanner.pipeline") is not None:
+        from scanner.pipeline import set_overlap, warm_up
+
+        set_overlap(True)
+        warm_up()
+
+
 class PhotoScoringUnavailable(RuntimeError):
     """The photo reader (``scanner.pipeline``) is not part of this installation yet."""
 

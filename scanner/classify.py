@@ -180,6 +180,11 @@ def _session(path: Path, threads: int):
     return _sessions[key]
 
 
+def model_session(model: Path | None = None, threads: int | None = None):
+    """The onnxruntime session classify_cells reads with (built once per process)."""
+    return _session(Path(model) if model else MODEL_PATH, _threads if threads is None else threads)
+
+
 def predict_probabilities(
     crops: np.ndarray,
     layout: Layout,
@@ -203,9 +208,7 @@ class _Reader:
     def __init__(
         self, crops: np.ndarray, layout: Layout, model: Path | None, threads: int | None
     ) -> None:
-        self.sess = _session(
-            Path(model) if model else MODEL_PATH, _threads if threads is None else threads
-        )
+        self.sess = model_session(model, threads)
         self.feed = model_inputs(crops, layout)
         names = [o.name for o in self.sess.get_outputs()]
         self.wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])

@@ -48,3 +48,24 @@ def test_orientation_beside_the_lattice_gives_the_same_scan(side, coins):
     assert np.array_equal(together.homography, alone.homography)
     assert np.array_equal(together.lattice, alone.lattice)
     assert np.array_equal(together.view, alone.view)
+
+
+def test_warming_up_builds_both_model_sessions_in_the_second_thread(monkeypatch):
+    """``score`` and ``read`` build the cell and context sessions while the first photo
+    decodes; a missing model is left for the photo's own reading to report."""
+    from scanner import classify, context
+
+    monkeypatch.setattr(classify, "_sessions", {})
+    monkeypatch.setattr(context, "_sessions", {})
+    context.fits.cache_clear()
+    pipeline.set_overlap(True)
+    try:
+        pipeline.warm_up().result(timeout=60)
+        assert (str(classify.MODEL_PATH), classify._threads) in classify._sessions
+        assert str(context.CONTEXT_PATH) in context._sessions
+        monkeypatch.setattr(classify, "MODEL_PATH", classify.MODEL_PATH.with_name("none.onnx"))
+        assert pipeline.warm_up().result(timeout=60) is None  # no error escaped
+    finally:
+        pipeline.set_overlap(False)
+        context.fits.cache_clear()
+    assert pipeline.warm_up() is None  # without the second thread: nothing to do
