@@ -27,6 +27,7 @@ from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH
 from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
 from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
+from scanner.votes import _softmax
 from scoring.layouts import LAYOUTS, SIZE
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "context.onnx"
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     read = np.stack(
         [
             context_logits(
-                _softmax(val["logits"][i]),
+                _softmax(val["logits"][i].astype(np.float64)),
                 val["features"][i],
                 LAYOUTS["AB"[val["side"][i]]],
                 args.out,
@@ -230,11 +231,6 @@ def main(argv: list[str] | None = None) -> None:
     }
     args.out.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     print(json.dumps(metrics))
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 if __name__ == "__main__":
