@@ -291,8 +291,10 @@ def review_cells(
             reason = UNFILLED_RUINS
         # The runner-up is always listed, however unlikely: a cell to check by
         # hand should say what else it may be.
-        read = in_context if reason == DECIDED_BY_SHEET and in_context is not None else probs
-        ranked = np.argsort(-read[i])
+        if reason == DECIDED_BY_SHEET and in_context is not None:
+            read, ranked = in_context, np.argsort(-in_context[i])
+        else:
+            read, ranked = probs, order[i]
         candidates = {
             CLASSES[k]: round(float(read[i, k]), 3)
             for rank, k in enumerate(ranked)
