@@ -25,8 +25,15 @@ import numpy as np
 
 from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH
-from scanner.context import FEATURES_INPUT, N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
-from scanner.normalize import CLASSES, IMAGE_INPUT, RUINS_INPUT, ruins_flags, to_tensor
+from scanner.context import N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
+from scanner.normalize import (
+    CLASSES,
+    FEATURES_OUTPUT,
+    IMAGE_INPUT,
+    RUINS_INPUT,
+    ruins_flags,
+    to_tensor,
+)
 from scanner.votes import _softmax
 from scoring.layouts import LAYOUTS, SIZE
 
@@ -54,7 +61,7 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
         cells = slice(starts[i], starts[i] + SIZE * SIZE)
         layout = LAYOUTS[side]
         feed = {IMAGE_INPUT: to_tensor(data.images[cells]), RUINS_INPUT: ruins_flags(layout)}
-        out["logits"][i], out["features"][i] = sess.run(["logits", FEATURES_INPUT], feed)
+        out["logits"][i], out["features"][i] = sess.run(["logits", FEATURES_OUTPUT], feed)
         out["labels"][i] = data.labels[cells]
         out["printed"][i] = printed_kinds(layout)
     return out
