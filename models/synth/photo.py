@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image
 
 from models.synth import scene
+from models.synth.canvas import Canvas
 from models.synth.sheet import FlatSheet, render_sheet
 from models.synth.warp import Curl, local_scale, project, random_curl, warp_sheet
 from scanner import geometry as g
@@ -182,19 +183,38 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     difficulty = check_difficulty(difficulty)
     rng = rng_for(seed, difficulty, "photo")
     shot = random_shot(rng, difficulty)
-    w, h = shot.size
+    ppc = float(np.clip(sheet_scale(shot) * shot.softness, 16, MAX_RENDER_PPC))
+    sheet = render_sheet(rng, ppc)
+    img = photograph(sheet.bgr, sheet.alpha, sheet.canvas, shot, rng, difficulty)
+    truth = ground_truth(seed, difficulty, sheet, shot)
+    return img, truth, shot
+
+
+def sheet_scale(shot: Shot) -> float:
+    """Image pixels per cell where ``shot`` puts the page (its largest local scale)."""
     p = g.page_box()
-    img_scale = local_scale(
+    return local_scale(
         shot.homography, shot.curl, [(p.x0, p.y0), (p.x1, p.y0), (p.x1, p.y1), (p.x0, p.y1)]
     )
-    ppc = float(np.clip(img_scale * shot.softness, 16, MAX_RENDER_PPC))
-    sheet = render_sheet(rng, ppc)
+
+
+def photograph(
+    bgr: np.ndarray,
+    alpha: np.ndarray,
+    canvas: Canvas,
+    shot: Shot,
+    rng: np.random.Generator,
+    difficulty: str,
+) -> np.ndarray:
+    """A flat sheet (``bgr`` and ``alpha`` on ``canvas``) photographed as ``shot`` says:
+    placed on a table, bent, blurred, lit, noisy and sharpened (before JPEG)."""
+    w, h = shot.size
     bg = scene.table(rng, (w, h), shot.table)
-    img, alpha = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, shot.homography, shot.curl, bg)
+    img, alpha = warp_sheet(bgr, alpha, canvas, shot.homography, shot.curl, bg)
     if shot.pencils:
         n = g.GRID_CELLS
         grid = project(shot.homography, shot.curl, [(0, 0), (n, 0), (n, n), (0, n)])
-        scene.draw_pencils(img, rng, grid, img_scale, shot.pencils)
+        scene.draw_pencils(img, rng, grid, sheet_scale(shot), shot.pencils)
     px = w / 4032
     if shot.defocus * px > 0.3:
         blurred = cv2.GaussianBlur(img, (0, 0), shot.defocus * px)
@@ -209,8 +229,7 @@ def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
     img = scene.sensor_noise(img, rng, shot.noise)
     if shot.sharpen > 0:  # the phone's own sharpening, noise included
         img = scene.sharpen(img, shot.sharpen, max(0.8, 1.6 * px))
-    truth = ground_truth(seed, difficulty, sheet, shot)
-    return img, truth, shot
+    return img
 
 
 def _curl_shading(shot: Shot, shape: tuple[int, int], strength: float) -> np.ndarray:
