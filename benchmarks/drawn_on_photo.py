@@ -1,7 +1,7 @@
 """How cells and coins are read when rendered games are drawn into a photo of a real blank sheet.
 
 ``python benchmarks/drawn_on_photo.py PHOTO... [--sheets 10] [--seed 0] [--model PATH]
-[--keep DIR]``
+[--keep DIR] [--reshoot normal|hard]``
 
 Our renders are drawn on our own look-alike printing; the sheets users photograph carry
 the publisher's. This puts the two together: the scanner finds the grid in each photo of
@@ -12,8 +12,16 @@ the photo's scale, warped into the photo through the scanner's homography and mu
 into it, as pencil darkens paper. Each composite is written as a JPEG and read end to end
 as ``cartoscore score`` reads a photo; its map and coins are compared with the game's.
 
+With ``--reshoot``, each composite is then photographed again the way ``models.synth``
+photographs its own renders at that difficulty (:func:`reshoot`: on a table, turned,
+tilted, bent, lit, blurred, compressed), so the publisher's print meets the photos of
+SHEET.md rather than one flat shot; the photo's paper and print stay, its light is
+added to.
+
 Reports per photo and in all: how often the grid is found off (a cell centre more
-than a tenth of a cell from where the scanner puts it on the blank photo), cells right
+than a tenth of a cell from where the scanner puts it on the blank photo, or from where
+the re-shoot put the grid; also among the photos whose sheet fills at least 30 % of the
+frame, SHEET.md's range), how often the side or the way up is wrong, cells right
 (the printed mountains and wasteland apart: the layout fixes them), sheets entirely
 right, coin counts right, how many misread cells the review lists, the commonest
 misreadings (truth>read), and the same by drawing style.
@@ -34,12 +42,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.measure_scanner import (  # noqa: E402
+    SPEC_SHARE,
+    cell_centre_error,
+    sheet_share,
+)
+from models.synth import scene  # noqa: E402
 from models.synth.draw import STYLES, add_habits, draw_game, random_style  # noqa: E402
 from models.synth.game import simulate_game  # noqa: E402
+from models.synth.photo import photograph, random_shot  # noqa: E402
 from models.synth.template import page_canvas, random_printing  # noqa: E402
 from models.synth.truth import written_numbers  # noqa: E402
+from models.synth.warp import canvas_to_image, project  # noqa: E402
 from scanner.detect import cell_size_px  # noqa: E402
 from scanner.errors import ScanError  # noqa: E402
+from scanner.geometry import GRID_CELLS, page_box  # noqa: E402
 from scanner.pipeline import scan_photo, sheet_from_scan  # noqa: E402
 from scoring.layouts import LAYOUTS, space_name  # noqa: E402
 
@@ -74,14 +91,32 @@ def draw_into(photo: np.ndarray, layer: np.ndarray, cv, homography: np.ndarray) 
     return cv2.multiply(photo, warped, scale=1 / 255)
 
 
-def centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
-    """Largest distance between the cell centres of two lattices, in cells of ``truth``."""
-
-    def centres(a: np.ndarray) -> np.ndarray:
-        return (a[:-1, :-1] + a[1:, 1:] + a[:-1, 1:] + a[1:, :-1]) / 4
-
-    cell = np.linalg.norm(truth[0, -1] - truth[0, 0]) / (len(truth) - 1)
-    return float(np.linalg.norm(centres(lattice) - centres(truth), axis=-1).max() / cell)
+def reshoot(
+    photo: np.ndarray, homography: np.ndarray, seed: int, difficulty: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``photo`` (a sheet photographed flat, its grid at ``homography``) photographed again
+    as ``models.synth`` photographs its renders at ``difficulty``: the page is cut out along
+    our template's page outline at the photo's own scale, then laid on a table, bent,
+    tilted, turned, lit, blurred and JPEG-compressed. Returns the new photo and its grid's
+    true 12 x 12 lattice (image pixels)."""
+    rng = np.random.default_rng([seed, 11])
+    shot = random_shot(rng, difficulty)
+    cv = page_canvas(cell_size_px(homography))
+    flat = cv2.warpPerspective(
+        photo,
+        canvas_to_image(homography, cv),
+        (cv.width, cv.height),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    p = page_box()
+    alpha = cv.blank(1)
+    cv.rect(alpha, p.x0, p.y0, p.x1, p.y1, 255)
+    img = photograph(flat, alpha, cv, shot, rng, difficulty)
+    shot_photo, _ = scene.jpeg_roundtrip(img, shot.jpeg)
+    n = GRID_CELLS
+    nodes = np.stack(np.meshgrid(np.arange(n + 1), np.arange(n + 1)), -1).astype(np.float64)
+    return shot_photo, project(shot.homography, shot.curl, nodes)
 
 
 def main() -> None:
@@ -91,6 +126,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model", help="cell model (default: the committed one)")
     ap.add_argument("--keep", help="keep the drawn photos in this folder")
+    ap.add_argument(
+        "--reshoot",
+        choices=("normal", "hard"),
+        help="photograph each drawn sheet again as a synthetic photo of this difficulty",
+    )
     args = ap.parse_args()
     if args.model:
         from scanner import classify
@@ -119,21 +159,39 @@ def main() -> None:
                 style = STYLES[k % len(STYLES)]
                 layer, cv, game = ink_layer(seed, scan.side, style, ppc)
                 out = tmp / f"{Path(photo_path).stem}-{seed}-{style}.jpg"
-                cv2.imwrite(str(out), draw_into(photo, layer, cv, scan.homography))
+                composite = draw_into(photo, layer, cv, scan.homography)
+                truth = scan.lattice
+                if args.reshoot:
+                    composite, truth = reshoot(composite, scan.homography, seed, args.reshoot)
+                size = composite.shape[1::-1]
+                in_range = sheet_share({"lattice": truth, "image_size": size}) >= SPEC_SHARE
+                cv2.imwrite(str(out), composite)
                 try:
                     drawn = scan_photo(str(out))
                     sheet = sheet_from_scan(drawn)
                 except ScanError as err:
                     print(f"  seed {seed} ({style}): {err}")
                     for tally in (here, totals["all"], totals[style]):
-                        tally.update(sheets=1, cells=len(free), wrong=len(free), grid_off=1)
+                        tally.update(
+                            sheets=1,
+                            cells=len(free),
+                            wrong=len(free),
+                            grid_off=1,
+                            in_range=in_range,
+                            off_in_range=in_range,
+                        )
                     continue
                 reviewed = {item.space for item in sheet.review}
                 wrong = [(r, c) for r, c in free if sheet.map.grid[r][c] != game.grid[r][c]]
                 for r, c in wrong:
                     misread[f"{game.grid[r][c]}>{sheet.map.grid[r][c]}"] += 1
                 flagged = sum(space_name(rc) in reviewed for rc in wrong)
-                off = centre_error(drawn.lattice, scan.lattice) > 0.1
+                errors = [
+                    cell_centre_error(np.rot90(drawn.lattice, k, axes=(0, 1)), truth)
+                    for k in range(4)
+                ]
+                off = min(errors) > 0.1
+                wrong_way = not off and (errors[0] > 0.1 or drawn.side != scan.side)
                 for tally in (here, totals["all"], totals[style]):
                     tally.update(
                         sheets=1,
@@ -144,6 +202,9 @@ def main() -> None:
                         coins_right=sheet.coins == game.coins,
                         listed=len(sheet.review),
                         grid_off=off,
+                        in_range=in_range,
+                        off_in_range=off and in_range,
+                        wrong_way=wrong_way,
                         wrong_on_grid=len(wrong) if not off else 0,
                     )
             print(f"{photo_path}: side {scan.side}, {ppc:.0f} px per cell; {_line(here)}")
@@ -160,8 +221,10 @@ def _line(t: Counter) -> str:
     found = t["sheets"] - t["grid_off"]
     right_found = 100 * (1 - t["wrong_on_grid"] / max(found * t["cells"] / t["sheets"], 1))
     return (
-        f"{t['sheets']} sheets: grid off {t['grid_off']}; cells right {right:.2f} % "
-        f"({right_found:.2f} % where the grid is right), all right {t['all_right']}, "
+        f"{t['sheets']} sheets: grid off {t['grid_off']} (of {t['in_range']} in SHEET.md's "
+        f"range: {t['off_in_range']}), side or turn wrong {t['wrong_way']}; "
+        f"cells right {right:.2f} % ({right_found:.2f} % where the grid is right), "
+        f"all right {t['all_right']}, "
         f"coins right {t['coins_right']}, misread {t['wrong']} (listed for review "
         f"{t['flagged']}), listed cells per sheet {t['listed'] / t['sheets']:.1f}"
     )

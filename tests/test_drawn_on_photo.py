@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sheet_fixture import draw_sheet, photograph
 
-from benchmarks.drawn_on_photo import centre_error, draw_into, ink_layer
+from benchmarks.drawn_on_photo import draw_into, ink_layer, reshoot
+from benchmarks.measure_scanner import cell_centre_error
 from models.synth.canvas import Canvas
 from scanner.lattice import quad_homography
 from scanner.pipeline import scan_photo, sheet_from_scan
@@ -35,12 +36,30 @@ def test_a_dot_drawn_at_a_cell_centre_darkens_the_photo_there(cell):
 def test_a_game_drawn_into_a_blank_sheet_photo_is_read_back():
     photo, h, lattice = _photo_and_homography("B")
     scan = scan_photo(photo)
-    assert centre_error(scan.lattice, lattice) < 0.1
+    assert cell_centre_error(scan.lattice, lattice) < 0.1
     layer, cv, game = ink_layer(3, "B", "pencil-hatch-icon", 40.0)
     drawn = draw_into(photo, layer, cv, scan.homography)
     again = scan_photo(drawn)
     sheet = sheet_from_scan(again)
-    assert centre_error(again.lattice, lattice) < 0.1
+    assert cell_centre_error(again.lattice, lattice) < 0.1
     read, truth = "".join(sheet.map.grid), "".join(game.grid)
     right = sum(a == b for a, b in zip(read, truth, strict=True))
     assert right >= 110  # the stand-in print is plainer than ours: most cells read right
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_reshot_sheet_is_found_where_the_reshoot_says_its_grid_is(seed):
+    # The re-shoot cuts the page out of the flat photo and photographs it again with the
+    # synthetic camera (turned, tilted, bent): the lattice it returns is where the scanner
+    # must find the grid in the new photo, and every cell still reads as drawn.
+    photo, h, _ = _photo_and_homography("A")
+    scan = scan_photo(photo)
+    layer, cv, game = ink_layer(5, "A", "pencil-hatch-icon", 40.0)
+    drawn = draw_into(photo, layer, cv, scan.homography)
+    shot, lattice = reshoot(drawn, scan.homography, seed, "normal")
+    assert shot.shape[0] * shot.shape[1] >= 1200 * 900
+    assert lattice.shape == (12, 12, 2)
+    again = scan_photo(shot)
+    assert cell_centre_error(again.lattice, lattice) < 0.1
+    read, truth = "".join(sheet_from_scan(again).map.grid), "".join(game.grid)
+    assert sum(a == b for a, b in zip(read, truth, strict=True)) >= 110
