@@ -6,9 +6,8 @@ photo is decoded at a reduced scale; when the sheet turns out small in it (or is
 not found), it is decoded twice as large and fitted again.
 
 With :func:`set_overlap` on (``cartoscore score`` and ``read`` in one process), the
-orientation is decided in a second thread while the lattice is measured, and the
-model reads the cells there while this thread reads the coin track and then looks
-for covered cells. Batch workers keep to one thread.
+model reads the cells in a second thread while this thread reads the coin track and
+then looks for covered cells. Batch workers keep to one thread.
 """
 
 from __future__ import annotations
@@ -208,14 +207,11 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
             tried={"image": image, "candidates": detection.candidates},
         )
     if best.lattice is None:
-        # The orientation needs only the homography: decided in the second thread
-        # while the intersections are measured.
-        turn = _background(_orientation, image, best.homography, side) if _overlap else None
         pyramid = detection.pyramid or Pyramid(ink_image(image))
         best = detection.best = with_lattice(pyramid, best)
-        orientation = turn.result() if turn else _orientation(image, best.homography, side)
-    else:
-        orientation = _orientation(image, best.homography, side)
+    # In this thread, not beside the lattice: both are many small numpy steps holding
+    # the GIL, and side by side they took longer than one after the other.
+    orientation = _orientation(image, best.homography, side)
     k = orientation.quarter_turns
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)

@@ -1,6 +1,6 @@
-"""The second thread changes when things are computed, never what: the orientation
-decided beside the lattice measurement, and a lattice measured after detection,
-give the scan the sequential path gives (drawn stand-in sheets, tests/sheet_fixture.py)."""
+"""The second thread changes when things are computed, never what: the scan made with
+it on, and a lattice measured after detection, are the ones the sequential path makes
+(drawn stand-in sheets, tests/sheet_fixture.py)."""
 
 import numpy as np
 import pytest
@@ -32,7 +32,7 @@ def test_lattice_measured_later_is_the_same():
 
 
 @pytest.mark.parametrize("side, coins", [("A", 7), ("B", 2)])
-def test_orientation_beside_the_lattice_gives_the_same_scan(side, coins):
+def test_the_second_thread_gives_the_same_scan(side, coins):
     photo = load_photo(_photo(side, coins))
     alone = pipeline.scan_image(photo)
     pipeline.set_overlap(True)
