@@ -360,6 +360,7 @@ def classify_cells(
     covered: bool | None = None,
     lookalikes: bool | None = None,
     hidden: Future | None = None,
+    outlines: Future | None = None,
     unfilled_ruins: bool | None = None,
     shapes: bool | None = None,
     context: bool | None = None,
@@ -407,6 +408,8 @@ def classify_cells(
     covered : look for covered cells; default :func:`set_covered`'s value (on).
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
+    outlines : :func:`scanner.shapes.edge_lines` of ``crops`` being measured by the
+        caller, in the same way: taken instead of measuring here.
     context : re-read the drawn cells' terrain among the sheet (:mod:`scanner.context`;
         only with the cell model the context model was trained on); default
         :func:`set_context`'s value (on).
@@ -448,7 +451,8 @@ def classify_cells(
         voted = probs = lookalike_vote(in_context, features, layout)
     shaped = voted
     if _shapes if shapes is None else shapes:
-        shaped = shape_vote(voted, edge_lines(crops), free_cells(layout))
+        lines = outlines.result() if outlines is not None else edge_lines(crops)
+        shaped = shape_vote(voted, lines, free_cells(layout))
         shaped = probs = apply_layout_prior(shaped, layout)
     if _neighbours if neighbours is None else neighbours:
         probs = neighbour_prior(shaped, layout)

@@ -222,8 +222,8 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         # coins and then looks for covered cells (as long as the coins: in the
         # second thread they made its tail twice as long as this one's).
         crops = cut_cells(view)
-        hidden = Future()
-        cells = _background(_read_cells, crops, orientation.side, hidden)
+        hidden, outlines = Future(), Future()
+        cells = _background(_read_cells, crops, orientation.side, hidden, outlines)
     try:
         visible = coins_in_photo(h_work, image.shape)
         coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
@@ -233,7 +233,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
             coins = replace(coins, confidence=min(coins.confidence, CUT_COIN_CONFIDENCE))
     finally:
         if hidden is not None:
-            _settle_covered(hidden, crops, orientation.side)
+            _settle_for_cells(hidden, outlines, crops, orientation.side)
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
@@ -256,17 +256,22 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     )
 
 
-def _settle_covered(hidden: Future, crops: np.ndarray, side: str) -> None:
-    """Find the covered cells that the second thread's reading waits for, and always
-    settle ``hidden`` (with the error, if any): else that thread would wait for ever."""
+def _settle_for_cells(hidden: Future, outlines: Future, crops: np.ndarray, side: str) -> None:
+    """Find the covered cells, then measure the cells' edge lines, that the second
+    thread's reading waits for, and always settle both futures (with the error, if any):
+    else that thread would wait for ever."""
     try:
         from scanner.classify import free_cells
         from scanner.covered import covered_cells
+        from scanner.shapes import edge_lines
         from scoring.layouts import LAYOUTS
 
         hidden.set_result(covered_cells(crops, free_cells(LAYOUTS[side])))
+        outlines.set_result(edge_lines(crops))
     except BaseException as e:
-        hidden.set_exception(e)
+        for future in (hidden, outlines):
+            if not future.done():
+                future.set_exception(e)
         raise
 
 
@@ -363,13 +368,15 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     return sheet_from_scan(scan)
 
 
-def _read_cells(crops: np.ndarray, side: str, hidden: Future | None = None):
-    """The classifier's reading of a canonical view's 121 cell crops (``hidden``: its
-    covered cells, being found by another thread)."""
+def _read_cells(
+    crops: np.ndarray, side: str, hidden: Future | None = None, outlines: Future | None = None
+):
+    """The classifier's reading of a canonical view's 121 cell crops (``hidden`` and
+    ``outlines``: its covered cells and edge lines, being found by another thread)."""
     from scanner.classify import classify_cells
     from scoring.layouts import LAYOUTS
 
-    return classify_cells(crops, LAYOUTS[side], hidden=hidden)
+    return classify_cells(crops, LAYOUTS[side], hidden=hidden, outlines=outlines)
 
 
 def sheet_from_scan(scan: Scan) -> Sheet:

@@ -1,6 +1,7 @@
-"""With the second thread on, the covered-cell check runs in the calling thread while the
-model reads the cells in the other: the same sheet, review list included, as read in one
-thread; and an error while the coins are read never leaves the other thread waiting."""
+"""With the second thread on, the covered-cell check and the cells' edge lines run in the
+calling thread while the model reads the cells in the other: the same sheet, review list
+included, as read in one thread; and an error while the coins or the covered cells are
+read never leaves the other thread waiting."""
 
 import pytest
 
@@ -60,3 +61,27 @@ def test_an_error_while_reading_coins_leaves_no_thread_waiting(overlap, monkeypa
     monkeypatch.undo()
     pipeline.set_overlap(True)
     assert pipeline.sheet_from_scan(pipeline.scan_image(photo)) == expected
+
+
+def test_an_error_while_finding_covered_cells_leaves_no_thread_waiting(overlap, monkeypatch):
+    from scanner import covered
+
+    photo = load_photo(make_photo(4_000_101, "normal")[0])
+    started = []
+    background = pipeline._background
+
+    def spy(fn, *args):
+        started.append(future := background(fn, *args))
+        return future
+
+    def broken(*args):
+        raise RuntimeError("covered check failed")
+
+    monkeypatch.setattr(pipeline, "_background", spy)
+    monkeypatch.setattr(covered, "covered_cells", broken)
+    with pytest.raises(RuntimeError, match="covered check failed"):
+        pipeline.scan_image(photo)
+    # The reading waited for the covered cells and the edge lines: both were settled
+    # with the error, so it ends with that error instead of waiting for ever.
+    with pytest.raises(RuntimeError, match="covered check failed"):
+        started[-1].result(timeout=30)
