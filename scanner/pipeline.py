@@ -6,8 +6,9 @@ photo is decoded at a reduced scale; when the sheet turns out small in it (or is
 not found), it is decoded twice as large and fitted again.
 
 With :func:`set_overlap` on (``cartoscore score`` and ``read`` in one process), the
-model reads the cells in a second thread while this thread reads the coin track and
-then looks for covered cells. Batch workers keep to one thread.
+model reads the cells in a second thread while this thread looks for covered cells,
+measures the cells' edge lines and reads the coin track. Batch workers keep to one
+thread.
 """
 
 from __future__ import annotations
@@ -216,24 +217,21 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
-    cells = hidden = None
+    cells = None
     if _overlap:
-        # The model reads the cells in the second thread while this one reads the
-        # coins and then looks for covered cells (as long as the coins: in the
-        # second thread they made its tail twice as long as this one's).
+        # The model reads the cells in the second thread while this one looks for
+        # covered cells and measures the cells' edge lines, which that reading takes
+        # from here, and then reads the coins: the reading has them when it needs them.
         crops = cut_cells(view)
         hidden, outlines = Future(), Future()
         cells = _background(_read_cells, crops, orientation.side, hidden, outlines)
-    try:
-        visible = coins_in_photo(h_work, image.shape)
-        coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
-        # Cut coins the count calls marked: the count stands, unsure, and says why.
-        cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
-        if cut:
-            coins = replace(coins, confidence=min(coins.confidence, CUT_COIN_CONFIDENCE))
-    finally:
-        if hidden is not None:
-            _settle_for_cells(hidden, outlines, crops, orientation.side)
+        _settle_for_cells(hidden, outlines, crops, orientation.side)
+    visible = coins_in_photo(h_work, image.shape)
+    coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
+    # Cut coins the count calls marked: the count stands, unsure, and says why.
+    cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
+    if cut:
+        coins = replace(coins, confidence=min(coins.confidence, CUT_COIN_CONFIDENCE))
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
