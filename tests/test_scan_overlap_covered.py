@@ -39,9 +39,9 @@ def test_covered_cells_found_beside_the_model_give_the_same_sheet(overlap, seed,
     assert together == alone
 
 
-def test_an_error_while_reading_coins_leaves_no_thread_waiting(overlap, monkeypatch):
-    photo = load_photo(make_photo(4_000_101, "normal")[0])
-    expected = pipeline.sheet_from_scan(pipeline.scan_image(photo))
+def _cells_of_a_failing_scan(monkeypatch, photo, module, name: str, message: str):
+    """Scan ``photo`` with ``module.name`` raising ``message``; the cell reading the scan
+    started in the second thread (a Future)."""
     started = []
     background = pipeline._background
 
@@ -50,13 +50,21 @@ def test_an_error_while_reading_coins_leaves_no_thread_waiting(overlap, monkeypa
         return future
 
     def broken(*args):
-        raise RuntimeError("coin reader failed")
+        raise RuntimeError(message)
 
     monkeypatch.setattr(pipeline, "_background", spy)
-    monkeypatch.setattr(pipeline, "read_coin_track", broken)
-    with pytest.raises(RuntimeError, match="coin reader failed"):
+    monkeypatch.setattr(module, name, broken)
+    with pytest.raises(RuntimeError, match=message):
         pipeline.scan_image(photo)
-    cells = started[-1]
+    return started[-1]
+
+
+def test_an_error_while_reading_coins_leaves_no_thread_waiting(overlap, monkeypatch):
+    photo = load_photo(make_photo(4_000_101, "normal")[0])
+    expected = pipeline.sheet_from_scan(pipeline.scan_image(photo))
+    cells = _cells_of_a_failing_scan(
+        monkeypatch, photo, pipeline, "read_coin_track", "coin reader failed"
+    )
     assert cells.result(timeout=30) is not None  # settled: its covered cells were given
     monkeypatch.undo()
     pipeline.set_overlap(True)
@@ -67,21 +75,10 @@ def test_an_error_while_finding_covered_cells_leaves_no_thread_waiting(overlap, 
     from scanner import covered
 
     photo = load_photo(make_photo(4_000_101, "normal")[0])
-    started = []
-    background = pipeline._background
-
-    def spy(fn, *args):
-        started.append(future := background(fn, *args))
-        return future
-
-    def broken(*args):
-        raise RuntimeError("covered check failed")
-
-    monkeypatch.setattr(pipeline, "_background", spy)
-    monkeypatch.setattr(covered, "covered_cells", broken)
-    with pytest.raises(RuntimeError, match="covered check failed"):
-        pipeline.scan_image(photo)
+    cells = _cells_of_a_failing_scan(
+        monkeypatch, photo, covered, "covered_cells", "covered check failed"
+    )
     # The reading waited for the covered cells and the edge lines: both were settled
     # with the error, so it ends with that error instead of waiting for ever.
     with pytest.raises(RuntimeError, match="covered check failed"):
-        started[-1].result(timeout=30)
+        cells.result(timeout=30)
