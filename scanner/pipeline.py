@@ -199,7 +199,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     """:func:`scan_photo` on an already loaded photo (and, optionally, its detection)."""
     image = photo.image
     if detection is None:
-        detection = find_grid(image, Pyramid(ink_image(image)), lattice=False)
+        detection = find_grid(image)
     best = detection.best
     if best is None:
         raise SheetNotFound(
