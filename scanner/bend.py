@@ -37,19 +37,33 @@ def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
     """The fit with its 12 x 12 lattice of intersections measured (done for the winner only)."""
     if fit.lattice is not None:
         return fit
+    return replace(fit, lattice=lattice_stages(pyramid, fit)[-1][1])
+
+
+def lattice_stages(pyramid: Pyramid, fit: GridFit) -> list[tuple[str, np.ndarray]]:
+    """The fit's lattice after each step of :func:`with_lattice`, named; the last is the
+    lattice it keeps (``benchmarks/lattice_stages.py`` compares each with the truth).
+
+    The crossings the homography's refit kept, then each pass of
+    :func:`refine_locally`, then either the homography's grid (flat paper) or the
+    nodes held near the paper's smooth bend (:func:`_limit_local`).
+    """
     m = fit.measurement
     points = _lattice_from_measurements(
         m.homography, m.nodes, m.measured, m.inliers, cell_size_px(m.homography)
     )
+    stages = [("measured", points)]
     responses = _line_canvas(pyramid, m.homography)  # both passes look at the same canvas
     bent = _smooth_bend(m.homography, points) > BENT_PAPER
-    for _ in range(2):
+    for i in range(2):
         points = refine_locally(pyramid, m.homography, points, responses, follow=bent)
+        stages.append((f"pass {i + 1}", points))
     if _smooth_bend(m.homography, points) < FLAT_PAPER:
-        points = model_lattice(m.homography)  # flat paper: local measurements add only noise
+        # flat paper: local measurements add only noise
+        stages.append(("flat", model_lattice(m.homography)))
     else:
-        points = _limit_local(m.homography, points)
-    return replace(fit, lattice=points)
+        stages.append(("held to the bend", _limit_local(m.homography, points)))
+    return stages
 
 
 def fit_lattice(pyramid: Pyramid, quad: np.ndarray, source: str = "") -> GridFit | None:
