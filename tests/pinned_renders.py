@@ -10,8 +10,9 @@ and grid. Synthesis 24 draws other sheets for these seeds (docs/figures.md, sess
 test about bent paper was written on are then too faint to measure.
 ``tests/data/synthesis29`` holds synthesis 29's hard 300034, 300053 and 300098 (commit
 5ba4a5b), on which session 30 changed how the lattice is first measured, its corners,
-and when paper is flat; and the coin track's rows of the canonical view the scanner made
-of hard 300077 (``hard_300077_track.webp``, lossless; session 37's coin count).
+and when paper is flat; and the coin track's rows of the canonical views the scanner made
+of hard 300077 and of hard 302060 with a finger painted on (``*_track.webp``, lossless;
+session 37's coin steps).
 """
 
 from __future__ import annotations
