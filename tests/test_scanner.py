@@ -12,13 +12,14 @@ from sheet_fixture import draw_sheet, photograph
 from scanner import geometry as g
 from scanner.candidates import clockwise, frame_quads, line_quads, mountain_quads, paper_quads
 from scanner.cells import cut_cells
-from scanner.coins import band_centre_line, read_coin_track, split_marks
+from scanner.coins import _track_rows, band_centre_line, read_coin_track, split_marks
 from scanner.detect import Pyramid, detection_level, find_grid, fit_lattice, ink_image
 from scanner.errors import SheetNotFound
 from scanner.overlay import draw_attempts, draw_scan
 from scanner.pipeline import read_photo, scan_photo
 from scanner.rectify import rotation, turn_lattice
 from scoring.layouts import LAYOUTS
+from tests.pinned_renders import PINNED
 
 # Page corners (TL, TR, BR, BL of the upright page) in a 1000 x 750 photo.
 TILTED = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
@@ -267,8 +268,9 @@ def test_cells_read_in_a_second_thread_give_the_same_sheet():
 def _kept_track_view(name: str) -> np.ndarray:
     """A canonical view holding only the coin track's rows kept from a scan (lossless,
     tests/data/synthesis29/NAME_track.webp), white elsewhere."""
-    top = int(g.to_canonical_px(0, g.COIN_Y - 1.2)[1])  # the rows the reader reads from
-    rows = cv2.imread(f"tests/data/synthesis29/{name}_track.webp", cv2.IMREAD_COLOR)
+    top, _ = _track_rows()  # the rows the reader reads from, as they were kept
+    path = PINNED.parent / "synthesis29" / f"{name}_track.webp"
+    rows = cv2.imread(str(path), cv2.IMREAD_COLOR)
     width, height = g.canonical_size()
     view = np.full((height, width, 3), 255, np.uint8)
     view[top : top + len(rows)] = rows
