@@ -30,6 +30,7 @@ from scanner.lattice import (
     coarse_fit,
     fine_fit,
     model_lattice,
+    subpixel,
 )
 
 
@@ -78,16 +79,19 @@ def fit_lattice(pyramid: Pyramid, quad: np.ndarray, source: str = "") -> GridFit
     return None if fit is None else with_lattice(pyramid, fit)
 
 
-LOCAL_SLACK = 0.04  # cells: how far a node may leave the paper's smooth bend
+LOCAL_SLACK = 0.02  # cells: how far a node may leave the paper's bend where it lies
 BENT_PAPER = 0.12  # cells of smooth bend from which unmeasured nodes follow their neighbours
+NEAR = 2  # nodes: how far the neighbours reach whose residuals give a node's local trend
 
 
 def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
-    """Keep every node within ``LOCAL_SLACK`` of the paper's smooth bend.
+    """Keep every node within ``LOCAL_SLACK`` of the paper's bend where it lies.
 
     Paper bends smoothly, so the nodes' displacements from the homography's grid
-    are fitted by a cubic surface (robustly: Huber weights); a node may differ
-    from it only a little. Several neighbouring nodes pulled the same way by
+    are fitted by a cubic surface (robustly: Huber weights). A curled corner bends
+    more than a cubic can follow, so each node's bend is the surface plus the local
+    trend of its neighbours' residuals (:func:`_local_trend`); a node may differ
+    from that only a little. Several neighbouring nodes pulled the same way by
     dense hatching, which pass the neighbour tests, stay near the surface.
     """
     cell = cell_size_px(h)
@@ -100,17 +104,56 @@ def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
         res = np.linalg.norm(basis @ coef - d, axis=1)
         scale = 2.5 * max(0.02, 1.4826 * float(np.median(res)))
         w = 1 / np.sqrt(np.maximum(1.0, (res / scale) ** 2))
-    smooth = basis @ coef
-    off = d - smooth
+    surface = basis @ coef
+    surface += _local_trend(d - surface)
+    off = d - surface
     norm = np.linalg.norm(off, axis=1, keepdims=True)
     off *= np.minimum(1.0, LOCAL_SLACK / np.maximum(norm, 1e-9))
-    return model + ((smooth + off) * cell).reshape(N + 1, N + 1, 2)
+    return model + ((surface + off) * cell).reshape(N + 1, N + 1, 2)
+
+
+def _neighbourhoods(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every node of the 12 x 12 lattice, its neighbours within ``reach`` (itself
+    excluded): their flat indices, whether each lies on the lattice, and the design
+    rows (1, row offset, column offset) of a plane through them: (144, m) twice and
+    (144, m, 3)."""
+    di, dj = (a.ravel() for a in np.mgrid[-reach : reach + 1, -reach : reach + 1])
+    di, dj = di[(di != 0) | (dj != 0)], dj[(di != 0) | (dj != 0)]
+    i, j = (a.ravel()[:, None] for a in np.mgrid[0 : N + 1, 0 : N + 1])
+    rows, cols = i + di, j + dj
+    on = (rows >= 0) & (rows <= N) & (cols >= 0) & (cols <= N)
+    index = np.clip(rows, 0, N) * (N + 1) + np.clip(cols, 0, N)
+    design = np.stack(np.broadcast_arrays(1.0, di * 1.0, dj * 1.0), -1)
+    return index, on, np.broadcast_to(design, (*index.shape, 3))
+
+
+_NEIGHBOURS = _neighbourhoods(NEAR)
+_COUNT = _NEIGHBOURS[1].sum(axis=1)  # neighbours each node has on the lattice
+_NODES = np.arange((N + 1) ** 2)
+# The least-squares plane through all of each node's neighbours, as one linear map.
+_FIRST_PLANE = np.linalg.pinv(_NEIGHBOURS[2] * _NEIGHBOURS[1][..., None])
+
+
+def _local_trend(residual: np.ndarray) -> np.ndarray:
+    """Each node's residual (``(144, 2)``, cells) as its neighbours' residuals run
+    there: a plane through those within :data:`NEAR`, refitted once without the
+    ones far off it. A lone node pulled by a stroke does not move its own trend."""
+    index, on, design = _NEIGHBOURS
+    values = residual[index]
+    coef = _FIRST_PLANE @ values  # (144, 3, 2): each node's plane
+    off = np.linalg.norm(design @ coef - values, axis=-1)
+    ranked = np.sort(np.where(on, off, np.inf), axis=1)  # each node's neighbours first
+    typical = (ranked[_NODES, (_COUNT - 1) // 2] + ranked[_NODES, _COUNT // 2])[:, None] / 2
+    kept = (design * (on & (off < np.maximum(0.05, 2.5 * typical)))[..., None]).transpose(0, 2, 1)
+    return np.linalg.solve(kept @ design, kept @ values)[:, 0]
 
 
 #: Cells: below this smooth bend the homography alone gives the lattice. Session 30 raised
-#: it from 0.02: line pieces are found to a pixel of a 24 px-a-cell canvas (0.04 cell),
+#: it from 0.02: line pieces were found to a pixel of a 24 px-a-cell canvas (0.04 cell),
 #: and on the tuning photos flat sheets read as bent more often than bends this slight
-#: were real (worst cell: clean mean 0.022 -> 0.015, normal 0.030 -> 0.026).
+#: were real (worst cell: clean mean 0.022 -> 0.015, normal 0.030 -> 0.026). Session 39
+#: places the pieces to a fraction of a pixel but kept the bar: a flat stand-in sheet
+#: then reads 0.025, and lower bars lost normal spent photos in a replay of their steps.
 FLAT_PAPER = 0.035
 
 
@@ -160,10 +203,12 @@ def refine_locally(
     (``EDGE_WINDOW``: a curled edge moves most) together with its outer line
     further out (``FRAME_OUTER_LINE``), so neither the outer line alone nor a stroke
     inside the grid passes for it; the grid's edge is the inner line's inside edge.
-    A node takes the mean of its two adjacent pieces per direction (a line's ends
-    continue its last two); nodes unlike their neighbours, or not measured, keep
-    their place, or (``follow``: bent paper) move as their measured neighbours do.
-    ``responses``: :func:`_line_canvas` of ``h`` when already made.
+    Each piece lies at its profile's peak, to a fraction of a pixel
+    (:func:`scanner.lattice.subpixel`). A node takes the mean of its two adjacent
+    pieces per direction (a line's ends continue its last two); nodes unlike their
+    neighbours, or not measured, keep their place, or (``follow``: bent paper) move
+    as their measured neighbours do. ``responses``: :func:`_line_canvas` of ``h``
+    when already made.
 
     On bent paper the nodes left unmeasured are mostly where the paper bends most (a
     lifted corner, its lines faint, in shadow or beyond the narrow window): kept in
@@ -217,7 +262,8 @@ def refine_locally(
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
         strength = peak - _median(prof, axis=2)
         typical = float(_median(strength.ravel()))
-        at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j]) / px - margin
+        sub = subpixel(prof, j, peak)
+        at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j] + sub) / px - margin
         at[:, 0] += FRAME_INNER_LINE  # the inner frame line's centre -> the grid's edge
         at[:, N] -= FRAME_INNER_LINE
         at[strength < 0.4 * max(typical, 1e-6)] = np.nan

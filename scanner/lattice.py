@@ -294,12 +294,7 @@ def _measure_intersections(
         prof[:, k][..., ~near_edge] = 0.0
     j = _line_peaks(prof)
     peak = np.take_along_axis(prof, j[..., None], 3)[..., 0]
-    left = np.take_along_axis(prof, np.clip(j - 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
-    right = np.take_along_axis(prof, np.clip(j + 1, 0, len(offs) - 1)[..., None], 3)[..., 0]
-    den = left - 2 * peak + right
-    with np.errstate(all="ignore"):
-        sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
-    sub = np.clip(sub, -0.5, 0.5)
+    sub = subpixel(prof, j, peak)
     strength = (peak - base).astype(np.float64)
     pos = (offs[j] + sub) / px + lines[:, None]
     # The frame's inner line lies just outside the grid's edge: its centre is not it.
@@ -346,6 +341,19 @@ def _line_peaks(prof: np.ndarray) -> np.ndarray:
     j = np.argmax(ridge, axis=-1)
     none = ~top.any(axis=-1)
     return np.where(none, np.argmax(prof, axis=-1), j)
+
+
+def subpixel(prof: np.ndarray, j: np.ndarray, peak: np.ndarray) -> np.ndarray:
+    """How far (pixels, -0.5..0.5) each profile's peak lies beyond its sample ``j`` (last
+    axis; ``peak`` its value): the top of the parabola through it and its two
+    neighbours, 0 where they do not bend down."""
+    last = prof.shape[-1] - 1
+    left = np.take_along_axis(prof, np.clip(j - 1, 0, last)[..., None], -1)[..., 0]
+    right = np.take_along_axis(prof, np.clip(j + 1, 0, last)[..., None], -1)[..., 0]
+    den = left - 2 * peak + right
+    with np.errstate(all="ignore"):
+        sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
+    return np.clip(sub, -0.5, 0.5)
 
 
 def _quadratic_through(
