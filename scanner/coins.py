@@ -144,7 +144,7 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
     counts of 520 tuning photos (seeds 300000+ and 172000+, normal and hard; 302000+
     with something lying on the sheet; synthesis 25) and of 76 real prints with marks
     drawn in stay as they were. Nor is a blank reading taken when the band's light
-    reads thin marks more surely (:func:`_thin_marks_in`).
+    shows marks the paper's light must not overrule (:func:`_thin_marks_in`).
     """
     grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
@@ -200,15 +200,21 @@ def _clear_thin_marks(paper: np.ndarray) -> tuple[np.ndarray, int, float] | None
 
 
 def _thin_marks_in(band: np.ndarray, blank: float) -> bool:
-    """Whether the coins' darkest pixels in the band's light split more surely than
-    ``blank`` (the paper's "none marked" reading) and step as thin marks do.
+    """Whether the band's light shows marks that the paper's "none marked" reading
+    (confidence ``blank``) must not overrule: the coins' darkest pixels split more
+    surely than ``blank`` and step as thin marks do, or they split at the same count,
+    above none, as the whole discs do.
 
-    Then that blank reading is not taken: on fresh photo 190097 (8 thin crosses, the
-    sheet on 10 % of the frame) the band's darkest pixels split at 8 (0.77) while the
-    paper's light, dim at the last coins, read none marked at 0.53.
+    On fresh photo 190097 (8 thin crosses, the sheet on 10 % of the frame) the band's
+    darkest pixels split at 8 (0.77) while the paper's light, dim at the last coins,
+    read none marked at 0.53. On fresh photo 196059 (5 ticks in glare, the sheet on 8 %
+    of the frame) the whole discs and the darkest pixels both split at 5, unsurely
+    (0.40 and 0.37), while the paper's light read none marked at 0.72.
     """
     marks, count, confidence = _two_readings(band, _THIN_MARK_SHARE)
-    return confidence > blank and _step(marks, count) >= _THIN_MARK_STEP
+    if confidence > blank and _step(marks, count) >= _THIN_MARK_STEP:
+        return True
+    return count > 0 and count == _two_readings(band)[1]
 
 
 def _read_discs(discs: np.ndarray, centres: np.ndarray, visible: int) -> CoinReading:

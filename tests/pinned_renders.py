@@ -12,7 +12,8 @@ test about bent paper was written on are then too faint to measure.
 5ba4a5b), on which session 30 changed how the lattice is first measured, its corners,
 and when paper is flat; and the coin track's rows of the canonical views the scanner made
 of hard 300077 and of hard 302060 with a finger painted on (``*_track.webp``, lossless;
-session 37's coin steps), and of fresh hard 190097 as session 39's lattice made it.
+session 37's coin steps), of fresh hard 190097 as session 39's lattice made it, and of
+fresh hard 196059 as session 41's coin guard was written on.
 """
 
 from __future__ import annotations

@@ -304,3 +304,13 @@ def test_thin_crosses_in_the_band_light_are_not_read_surely_blank_in_the_paper_l
     reading = read_coin_track(_kept_track_view("hard_190097"))
     assert reading.count == 8, reading.marks
     assert reading.confidence < 0.5  # still listed as unsure
+
+
+def test_ticks_read_alike_two_ways_in_the_band_light_are_not_read_surely_blank():
+    # Fresh hard photo 196059 (synthesis 29, the sheet on 8 % of the frame): 5 ticks,
+    # glare over the track. In the band's light the whole discs and their darkest
+    # pixels both split at 5, unsurely; the paper's light read none marked at 0.72,
+    # and that was taken as a sure blank track.
+    reading = read_coin_track(_kept_track_view("hard_196059"))
+    assert reading.count == 5, reading.marks
+    assert reading.confidence < 0.5  # still listed as unsure
