@@ -31,6 +31,10 @@ that nothing else moved.
 
     python benchmarks/measure_scanner.py --n 100 --seed 302000 --occlude mixed --cells
 
+``--screenshot phone|desktop|chat|mixed`` scans each photo as a screenshot of it
+(benchmarks/screenshot.py: a scan opened on a phone or a computer, with the screen
+around it, as SHEET.md says users send them): meant for ``--difficulty clean``.
+
 With ``--cells`` it also counts the cells the review says are covered (scanner/covered.py)
 where nothing lies (by style; on plain photos all of them are false), and the covered
 misread cells that would go unflagged without that reason (the model is run again).
@@ -60,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.occlude import CHOICES  # noqa: E402
 from benchmarks.rendered import add_render_args, measure_rendered, rendered_sample  # noqa: E402
+from benchmarks.screenshot import CHOICES as SCREENS  # noqa: E402
 from scanner.errors import SheetNotFound  # noqa: E402
 from scanner.geometry import GRID_CELLS, page_box  # noqa: E402
 from scanner.pipeline import scan_photo  # noqa: E402
@@ -87,7 +92,7 @@ def measure_one(args: tuple) -> dict:
     cells = occlude.endswith("+cells")
     occlude = occlude.removesuffix("+cells")
     path, truth = rendered_sample(folder, seed, difficulty, occlude)
-    kind = truth.get("occluder", "none")
+    kind = truth.get("occluder", truth.get("screenshot", "none"))
     start = time.perf_counter()
     try:
         scan = scan_photo(path)
@@ -190,6 +195,12 @@ def main() -> None:
         help="paint a finger, pencil or card on each photo (mixed: one of them, by seed)",
     )
     parser.add_argument(
+        "--screenshot",
+        choices=SCREENS,
+        help="put each photo on a phone or computer screen and scan the screenshot"
+        " (benchmarks/screenshot.py; mixed: one of them, by seed); use with clean scans",
+    )
+    parser.add_argument(
         "--cells",
         action="store_true",
         help="also read the cells: count misread covered ones (with --occlude) and the"
@@ -197,6 +208,10 @@ def main() -> None:
     )
     parser.add_argument("--show-failures", action="store_true")
     args = parser.parse_args()
+    if args.screenshot:
+        if args.occlude != "none":
+            parser.error("--screenshot and --occlude do not go together")
+        args.occlude = f"screen:{args.screenshot}"
     if args.cells:
         args.occlude += "+cells"  # measure_one reads it from its work item
     for difficulty, rows in measure_rendered(args, measure_one):

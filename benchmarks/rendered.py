@@ -4,7 +4,9 @@ A photo is rendered once per (seed, difficulty) into a folder, with its truth
 next to it; ``--dir`` keeps the folder for another run or for looking at misses.
 With ``occlude`` (benchmarks/occlude.py) a finger, pencil or card is painted on
 the rendered picture before it is saved; the truth then also says which kind
-was drawn and each cell's covered share ("occluder", "covered").
+was drawn and each cell's covered share ("occluder", "covered"). With
+``occlude`` "screen:KIND" the picture is put on a phone or computer screen
+instead (benchmarks/screenshot.py) and the truth says which ("screenshot").
 """
 
 from __future__ import annotations
@@ -51,14 +53,41 @@ def rendered_sample(
     """
     from models.synth import write_sample
 
+    screen = None
+    if occlude.startswith("screen:"):
+        from benchmarks.screenshot import pick
+
+        screen = pick(occlude.removeprefix("screen:"), seed)
+        occlude = f"screen-{screen}"
     name = f"{difficulty}_{seed}" + ("" if occlude == "none" else f"_{occlude}")
-    path = Path(folder) / f"{name}.jpg"
+    path = Path(folder) / f"{name}.{'jpg' if screen in (None, 'chat') else 'png'}"
     truth_path = path.with_suffix(".json")
     if path.exists() and truth_path.exists():
         return path, json.loads(truth_path.read_text())
     if occlude == "none":
         return path, write_sample(path, seed, difficulty)
+    if screen is not None:
+        return path, _write_screenshot(path, seed, difficulty, screen)
     return path, _write_occluded(path, seed, difficulty, occlude)
+
+
+def _write_screenshot(path: Path, seed: int, difficulty: str, kind: str) -> dict:
+    import cv2
+
+    from benchmarks.screenshot import screenshot
+    from models.synth import make_photo
+
+    img, truth = make_photo(seed, difficulty)
+    img, lattice, kind, quality = screenshot(img, truth["lattice"], kind, seed)
+    truth = {**truth, "lattice": lattice, "screenshot": kind, "exif_orientation": 1}
+    truth["image_size"] = [img.shape[1], img.shape[0]]
+    truth["grid_corners"] = [lattice[0][0], lattice[0][-1], lattice[-1][-1], lattice[-1][0]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    params = [cv2.IMWRITE_JPEG_QUALITY, quality] if quality else []
+    if not cv2.imwrite(str(path), img, params):
+        raise OSError(f"could not write {path}")
+    path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
+    return truth
 
 
 def _write_occluded(path: Path, seed: int, difficulty: str, occlude: str) -> dict:

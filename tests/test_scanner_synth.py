@@ -7,9 +7,12 @@ the renderer.
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
+from benchmarks.rendered import rendered_sample
+from benchmarks.screenshot import screenshot
 from models.synth import write_sample
 from scanner.errors import SheetNotFound
 from scanner.pipeline import scan_photo
@@ -132,3 +135,30 @@ def test_crossings_pulled_by_dense_hatching_do_not_bend_the_first_lattice():
     had left them out): that edge's cells ended 0.15 off."""
     problem = _kept_read_right("hard", 300_034, synthesis=29)
     assert problem is None, problem
+
+
+@pytest.mark.parametrize("kind, seed", [("phone", 7003), ("desktop", 7002), ("chat", 7001)])
+def test_a_screenshot_of_a_scan_is_read(tmp_path, kind, seed):
+    """SHEET.md: users also send "screenshots of scans (clean, upright)": the scan shown
+    on a phone's or a computer's screen, with the screen's bars around it."""
+    path, truth = rendered_sample(str(tmp_path), seed, "clean", f"screen:{kind}")
+    assert truth["screenshot"] == kind
+    assert path.suffix == (".jpg" if kind == "chat" else ".png")
+    assert _file_read_right(path, truth, "clean", seed) is None
+
+
+@pytest.mark.parametrize("kind", ["phone", "desktop", "chat"])
+def test_a_screenshot_moves_the_truth_with_the_scan(kind):
+    """A dot drawn on the scan lands where the screenshot says its truth point went."""
+    scan = np.full((1754, 1240, 3), 200, np.uint8)
+    dots = [(300.0, 700.0), (1000.0, 1500.0)]
+    for x, y in dots:
+        cv2.circle(scan, (int(x), int(y)), 12, (0, 0, 255), -1)
+    for seed in range(6):  # zoomed and not, dark and light screens
+        image, moved, drawn, _ = screenshot(scan, dots, kind, seed)
+        assert drawn == kind
+        red = (image[..., 2].astype(int) - image[..., 1] > 100).astype(np.uint8)
+        count, _, _, centres = cv2.connectedComponentsWithStats(red)
+        assert count == 3
+        for point in moved:
+            assert np.linalg.norm(centres[1:] - point, axis=1).min() < 0.25
