@@ -66,7 +66,7 @@ def main() -> None:
                 )
                 whole.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                feed = model_inputs(crops, layout)
+                feed = model_inputs(crops, layout, classify.input_px(sess))
                 t1 = time.perf_counter()
                 logits, features = sess.run(None, feed)
                 t2 = time.perf_counter()

@@ -106,7 +106,7 @@ class CellNet(nn.Module):
         return self.head(self.dropout(self.embed(image, ruins)))
 
 
-def export_onnx(model: CellNet, path: str, opset: int = 17) -> None:
+def export_onnx(model: CellNet, path: str, opset: int = 17, px: int = INPUT_PX) -> None:
     """Write ``model`` as ONNX (one file, dynamic batch, inputs ``image`` and ``ruins``).
 
     Outputs ``logits`` and ``scanner.normalize.FEATURES_OUTPUT`` (the pooled vector the
@@ -116,7 +116,7 @@ def export_onnx(model: CellNet, path: str, opset: int = 17) -> None:
     from models.onnx_outputs import add_features_output
 
     model.eval()  # no dropout in the exported graph
-    image = torch.zeros(2, 3, INPUT_PX, INPUT_PX)
+    image = torch.zeros(2, 3, px, px)
     ruins = torch.zeros(2, 1)
     torch.onnx.export(
         model,

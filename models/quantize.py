@@ -42,7 +42,7 @@ def int8_path(model: Path) -> Path:
 
 
 def calibration_inputs(
-    sheets: int = CALIBRATION_SHEETS, first_seed: int = CALIBRATION_SEED
+    sheets: int = CALIBRATION_SHEETS, first_seed: int = CALIBRATION_SEED, px: int = 48
 ) -> Iterator[dict[str, np.ndarray]]:
     """Model inputs of rendered canonical views, one sheet (121 cells) at a time."""
     from models.synth import make_view
@@ -53,7 +53,7 @@ def calibration_inputs(
     difficulties = ("clean", "normal", "hard")
     for seed in range(first_seed, first_seed + sheets):
         view, truth = make_view(seed, difficulties[seed % 3])
-        yield model_inputs(cut_cells(view), LAYOUTS[truth["side"]])
+        yield model_inputs(cut_cells(view), LAYOUTS[truth["side"]], px)
 
 
 def quantize(
@@ -74,7 +74,7 @@ def quantize(
 
     class _Sheets(CalibrationDataReader):
         def __init__(self) -> None:
-            self._it = calibration_inputs(sheets, first_seed)
+            self._it = calibration_inputs(sheets, first_seed, _input_px(source))
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self._it, None)
@@ -95,6 +95,14 @@ def quantize(
             extra_options={"CalibPercentile": PERCENTILE},
         )
     return Path(out)
+
+
+def _input_px(model: Path) -> int:
+    """Side of the square image the float model reads."""
+    import onnx
+
+    image = onnx.load(str(model)).graph.input[0].type.tensor_type.shape.dim[-1]
+    return image.dim_value or 48
 
 
 def _float_nodes(model: Path) -> list[str]:

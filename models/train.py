@@ -129,7 +129,9 @@ def played_for(seed: int) -> int:
     return seed % 4
 
 
-def render_sheet(seed: int, difficulty: str | None = None, source: str = "view") -> dict | None:
+def render_sheet(
+    seed: int, difficulty: str | None = None, source: str = "view", px: int = INPUT_PX
+) -> dict | None:
     """One rendered sheet -> balanced crops, labels and its style (runs in workers).
 
     ``source="view"``: ``make_view``'s canonical view. ``source="photo"``: a full
@@ -167,7 +169,7 @@ def render_sheet(seed: int, difficulty: str | None = None, source: str = "view")
     grid = truth["grid"]
     labels = np.array([CLASSES.index(grid[r][c]) for r in range(SIZE) for c in range(SIZE)])
     return {
-        "images": balance_sheet(cut_cells(view)),
+        "images": balance_sheet(cut_cells(view), px),
         "labels": labels.astype(np.int64),
         "ruins": ruins_flags(layout),
         "style": str(truth.get("style", "?")),
@@ -177,17 +179,21 @@ def render_sheet(seed: int, difficulty: str | None = None, source: str = "view")
 
 
 def build_set(
-    seeds: list[int], workers: int, difficulty: str | None = None, source: str = "view"
+    seeds: list[int],
+    workers: int,
+    difficulty: str | None = None,
+    source: str = "view",
+    px: int = INPUT_PX,
 ) -> CellSet:
     """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
     n = len(seeds)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             sheets = list(
-                pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, chunksize=4)
+                pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, [px] * n, chunksize=4)
             )
     else:
-        sheets = [render_sheet(s, difficulty, source) for s in seeds]
+        sheets = [render_sheet(s, difficulty, source, px) for s in seeds]
     sheets = [s for s in sheets if s is not None]
     n = len(sheets)
     return CellSet(
@@ -208,13 +214,14 @@ def cached_set(
     difficulty: str | None = None,
     source: str = "view",
     version: str | None = None,
+    px: int = INPUT_PX,
 ) -> CellSet:
     """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo).
 
     ``version`` reuses a set cached from an older synthesis version instead.
     """
     tag = version or _synth_version()
-    kind = "" if source == "view" else f"-{source}"
+    kind = ("" if source == "view" else f"-{source}") + ("" if px == INPUT_PX else f"-px{px}")
     path = CACHE_DIR / f"{name}{kind}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
     if path.exists():
         z = np.load(path, allow_pickle=False)
@@ -227,7 +234,7 @@ def cached_set(
             [str(v) for v in z["diff"]],
             [str(v) for v in z["side"]],
         )
-    data = build_set(seeds, workers, difficulty, source)
+    data = build_set(seeds, workers, difficulty, source, px)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     np.savez(
         path,
@@ -269,10 +276,10 @@ def augment(
     pencil pressure), thicker or thinner strokes, and JPEG blocks. ``shadow`` is the
     share of cells crossed by a hard, ragged shadow edge (a phone or hand, SHEET.md).
     """
-    n = len(images)
-    pad = 3
+    n, px = len(images), images.shape[1]
+    pad = round(3 * px / INPUT_PX)  # 3 pixels at the 48 px input, as much of a cell at others
     padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)), mode="edge")
-    out = np.empty((n, INPUT_PX, INPUT_PX, 3), np.float32)
+    out = np.empty((n, px, px, 3), np.float32)
     dx = rng.integers(-pad, pad + 1, n)
     dy = rng.integers(-pad, pad + 1, n)
     warp = rng.random(n) < 0.4 * extra if extra else np.zeros(n, bool)
@@ -281,18 +288,18 @@ def augment(
             out[i] = _warp(images[i], dx[i], dy[i], rng)
             continue
         y0, x0 = pad + dy[i], pad + dx[i]
-        out[i] = padded[i, y0 : y0 + INPUT_PX, x0 : x0 + INPUT_PX]
+        out[i] = padded[i, y0 : y0 + px, x0 : x0 + px]
     if extra:
         _ink_habits(out, rng, extra)
     flip = rng.random(n) < 0.5
     out[flip] = out[flip, :, ::-1]
     blur = rng.random(n) < 0.2
     for i in np.flatnonzero(blur):
-        out[i] = cv2.GaussianBlur(out[i], (3, 3), rng.uniform(0.4, 1.0))
+        out[i] = cv2.GaussianBlur(out[i], (3, 3), rng.uniform(0.4, 1.0) * px / INPUT_PX)
     # A white balance is never perfect: per-cell channel gains and brightness.
     gain = rng.normal(1.0, 0.04, (n, 1, 1, 3)) * rng.uniform(0.85, 1.1, (n, 1, 1, 1))
     # A soft shadow edge or lamp falloff across the crop.
-    ramp = np.linspace(-1, 1, INPUT_PX, dtype=np.float32)
+    ramp = np.linspace(-1, 1, px, dtype=np.float32)
     angle = rng.uniform(0, 2 * math.pi, n)
     strength = rng.uniform(0, 0.12, n) * (rng.random(n) < 0.4)
     grad = (
@@ -301,7 +308,7 @@ def augment(
     )
     light = 1.0 + strength[:, None, None] * grad
     if shadow:
-        light *= _hard_shadows(n, rng, shadow)
+        light *= _hard_shadows(n, rng, shadow, px)
     out = out * gain * light[..., None]
     grey = rng.random(n) < 0.08
     out[grey] = out[grey].mean(axis=3, keepdims=True)
@@ -316,14 +323,14 @@ def augment(
     return out
 
 
-def _hard_shadows(n: int, rng: np.random.Generator, share: float) -> np.ndarray:
-    """``(n, 48, 48)`` light factors: 1, or a ragged-edged darker part on ``share`` of them."""
-    out = np.ones((n, INPUT_PX, INPUT_PX), np.float32)
+def _hard_shadows(n: int, rng: np.random.Generator, share: float, px: int = INPUT_PX) -> np.ndarray:
+    """``(n, px, px)`` light factors: 1, or a ragged-edged darker part on ``share`` of them."""
+    out = np.ones((n, px, px), np.float32)
     pick = np.flatnonzero(rng.random(n) < share)
     if not len(pick):
         return out
     k = len(pick)
-    ramp = np.linspace(-1, 1, INPUT_PX, dtype=np.float32)
+    ramp = np.linspace(-1, 1, px, dtype=np.float32)
     angle = rng.uniform(0, 2 * math.pi, k)
     side = (
         np.cos(angle)[:, None, None] * ramp[None, None, :]
@@ -332,7 +339,7 @@ def _hard_shadows(n: int, rng: np.random.Generator, share: float) -> np.ndarray:
     )
     # A ragged edge: coarse noise, smoothly enlarged, shifts the boundary.
     coarse = rng.normal(0, 0.25, (k, 6, 6)).astype(np.float32)
-    rough = np.stack([cv2.resize(c, (INPUT_PX, INPUT_PX)) for c in coarse])
+    rough = np.stack([cv2.resize(c, (px, px)) for c in coarse])
     dark = rng.uniform(0.55, 0.85, (k, 1, 1)).astype(np.float32)
     out[pick] = np.where(side + rough > 0, dark, 1.0)
     return out
@@ -340,11 +347,12 @@ def _hard_shadows(n: int, rng: np.random.Generator, share: float) -> np.ndarray:
 
 def _warp(image: np.ndarray, dx: int, dy: int, rng: np.random.Generator) -> np.ndarray:
     """One crop turned by a few degrees, scaled by a few percent and shifted."""
-    c = (INPUT_PX - 1) / 2
+    px = image.shape[0]
+    c = (px - 1) / 2
     m = cv2.getRotationMatrix2D((c, c), rng.uniform(-4, 4), rng.uniform(0.92, 1.08))
     m[:, 2] += (dx, dy)
     return cv2.warpAffine(
-        image, m, (INPUT_PX, INPUT_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image, m, (px, px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
 
 
@@ -657,6 +665,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="first conv at stride 1, then a 2x2 max-pool (models.net.first_pooled)",
     )
+    ap.add_argument(
+        "--input-px",
+        type=int,
+        default=INPUT_PX,
+        help="side of the model's input image: the 96 px crops shrunk to this",
+    )
     args = ap.parse_args(argv)
     if args.out.suffix != ".onnx":  # found out only at export, after the whole training
         ap.error(
@@ -669,14 +683,16 @@ def main(argv: list[str] | None = None) -> None:
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
     views = photos = None
     if args.train_sheets:
-        views = cached_set("train", train_seeds, args.workers, version=args.view_version)
+        views = cached_set(
+            "train", train_seeds, args.workers, version=args.view_version, px=args.input_px
+        )
     if args.sparse_sheets:
         sparse_seeds = list(range(SPARSE_SEED, SPARSE_SEED + args.sparse_sheets))
-        sparse = cached_set("train", sparse_seeds, args.workers, source="sparse")
+        sparse = cached_set("train", sparse_seeds, args.workers, source="sparse", px=args.input_px)
         views = concat([views, sparse]) if views is not None else sparse
     if args.photo_sheets:
-        photos = cached_set("train", photo_seeds, args.workers, source="photo")
-    val = cached_set("val", val_seeds, args.workers, source=args.val_source)
+        photos = cached_set("train", photo_seeds, args.workers, source="photo", px=args.input_px)
+    val = cached_set("val", val_seeds, args.workers, source=args.val_source, px=args.input_px)
     t_data = time.perf_counter() - t0
     phases = []  # (name, data, steps, lr)
     if args.steps:
@@ -722,7 +738,7 @@ def main(argv: list[str] | None = None) -> None:
     from models.net import export_onnx
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export_onnx(model, str(args.out))
+    export_onnx(model, str(args.out), px=args.input_px)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     weights = CACHE_DIR / f"{args.out.stem}.pt"
     torch.save(model.state_dict(), weights)
@@ -746,6 +762,7 @@ def main(argv: list[str] | None = None) -> None:
         "augment_extra": args.augment_extra,
         "shadow_share": args.shadow_share,
         "pool": model.pool,
+        "input_px": args.input_px,
         "layers": [list(spec) if spec != "P" else spec for spec in layers],
         "label_smoothing": args.label_smoothing,
         "seed": args.seed,

@@ -67,6 +67,14 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
     return out
 
 
+def _model_px(model: Path) -> int:
+    import onnxruntime as ort
+
+    from scanner.classify import input_px
+
+    return input_px(ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]))
+
+
 def terrain_errors(logits: np.ndarray, arrays: dict[str, np.ndarray]) -> int:
     """Drawn free cells whose terrain the logits' argmax among the five gets wrong."""
     labels = arrays["labels"]
@@ -164,17 +172,18 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
+    px = _model_px(MODEL_PATH)  # the cells as the cell model reads them
     parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
     for first in [] if args.mean else args.first_seeds:
-        views = cached_set("train", list(range(first, first + VIEWS)), args.workers)
+        views = cached_set("train", list(range(first, first + VIEWS)), args.workers, px=px)
         parts.append(sheet_arrays(views))
         photo_seeds = list(range(first, first + PHOTOS))
-        photos = cached_set("train", photo_seeds, args.workers, source="photo")
+        photos = cached_set("train", photo_seeds, args.workers, source="photo", px=px)
         parts.append(sheet_arrays(photos))
         del views, photos
     arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
-    val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo"))
+    val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo", px=px))
     print(
         f"{len(arrays.get('side', ()))} training sheets, {len(val['side'])} validation sheets "
         f"({time.perf_counter() - t0:.0f} s)"

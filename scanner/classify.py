@@ -30,7 +30,14 @@ from scanner.context import TERRAINS, context_read
 from scanner.context import fits as context_fits
 from scanner.covered import COVERED, covered_cells
 from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
-from scanner.normalize import CLASSES, FEATURES_OUTPUT, IMAGE_INPUT, RUINS_INPUT, model_inputs
+from scanner.normalize import (
+    CLASSES,
+    FEATURES_OUTPUT,
+    IMAGE_INPUT,
+    INPUT_PX,
+    RUINS_INPUT,
+    model_inputs,
+)
 from scanner.shapes import edge_lines, shape_vote
 from scanner.sheet import Review
 from scanner.votes import _softmax, lookalike_vote, neighbour_prior, sheet_consistency
@@ -202,6 +209,14 @@ def predict_probabilities(
     return reader.read(_mirror if mirror is None else mirror)[0]
 
 
+def input_px(sess) -> int:
+    """Side of the square image a model session reads (its ``image`` input)."""
+    for arg in sess.get_inputs():
+        if arg.name == IMAGE_INPUT and isinstance(arg.shape[-1], int):
+            return arg.shape[-1]
+    return INPUT_PX
+
+
 class _Reader:
     """One sheet's model inputs and session: reads all cells, or some of them mirrored."""
 
@@ -209,7 +224,7 @@ class _Reader:
         self, crops: np.ndarray, layout: Layout, model: Path | None, threads: int | None
     ) -> None:
         self.sess = model_session(model, threads)
-        self.feed = model_inputs(crops, layout)
+        self.feed = model_inputs(crops, layout, input_px(self.sess))
         names = [o.name for o in self.sess.get_outputs()]
         self.wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])
 

@@ -41,18 +41,21 @@ FEATURES_OUTPUT = "features"
 CLASSES = ".TVFWM^#"
 
 
-def shrink(crops: np.ndarray) -> np.ndarray:
+def shrink(crops: np.ndarray, px: int = INPUT_PX) -> np.ndarray:
     """Average 2 x 2 blocks: ``(N, 96, 96, 3)`` -> ``(N, 48, 48, 3)`` uint8 (rounded).
 
     One ``cv2.resize`` with ``INTER_AREA`` at exactly half size over the stacked crops:
-    an exact block mean, and no block straddles two crops (96 is even).
+    an exact block mean, and no block straddles two crops (96 is even). A model read
+    at another input size ``px`` gets the crops area-resampled to ``px x px``.
     """
     if crops.ndim != 4 or crops.shape[1:] != (CROP_PX, CROP_PX, 3):
         raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) crops, got {crops.shape}")
     n = crops.shape[0]
     stacked = np.ascontiguousarray(crops, dtype=np.uint8).reshape(n * CROP_PX, CROP_PX, 3)
-    small = cv2.resize(stacked, (INPUT_PX, n * INPUT_PX), interpolation=cv2.INTER_AREA)
-    return small.reshape(n, INPUT_PX, INPUT_PX, 3)
+    if px == CROP_PX:
+        return np.ascontiguousarray(crops, dtype=np.uint8)
+    small = cv2.resize(stacked, (px, n * px), interpolation=cv2.INTER_AREA)
+    return small.reshape(n, px, px, 3)
 
 
 def paper_colour(small: np.ndarray) -> np.ndarray:
@@ -118,17 +121,17 @@ def ruins_flags(layout: Layout) -> np.ndarray:
     return flags
 
 
-def balance_sheet(crops: np.ndarray) -> np.ndarray:
-    """Steps 1-2 for one sheet's crops: shrunk and white-balanced uint8 crops."""
-    small = shrink(crops)
+def balance_sheet(crops: np.ndarray, px: int = INPUT_PX) -> np.ndarray:
+    """Steps 1-2 for one sheet's crops: shrunk (to ``px``) and white-balanced uint8 crops."""
+    small = shrink(crops, px)
     return white_balance(small, paper_colour(small))
 
 
-def model_inputs(crops: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
-    """Everything the ONNX model needs for one sheet's 121 BGR crops."""
+def model_inputs(crops: np.ndarray, layout: Layout, px: int = INPUT_PX) -> dict[str, np.ndarray]:
+    """Everything the ONNX model needs for one sheet's 121 BGR crops (read at ``px``)."""
     if crops.shape[0] != SIZE * SIZE:
         raise ValueError(f"expected {SIZE * SIZE} crops (one sheet), got {crops.shape[0]}")
     return {
-        IMAGE_INPUT: to_tensor(balance_sheet(crops)),
+        IMAGE_INPUT: to_tensor(balance_sheet(crops, px)),
         RUINS_INPUT: ruins_flags(layout),
     }

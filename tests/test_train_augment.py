@@ -23,6 +23,20 @@ def test_augment_keeps_shape_and_type_with_and_without_extras():
         assert out.dtype == np.uint8
 
 
+def test_augment_keeps_a_larger_input_size():
+    """Cells rendered for a 64 px model (``--input-px 64``) stay 64 px, every step
+    included (shift, turn, shadows)."""
+    rng = np.random.default_rng(0)
+    cells = np.full((16, 64, 64, 3), int(PAPER_LEVEL), np.uint8)
+    cells[:, 28:36] = 40
+    out = augment(cells, rng, 1.0, 0.5)
+    assert out.shape == (16, 64, 64, 3)
+    assert out.dtype == np.uint8
+    # The ink band stays near the middle rows: shifted by at most 4 px (3 at 48 px).
+    dark_rows = np.flatnonzero(out[:8].astype(int).mean(axis=(0, 2, 3)) < 150)
+    assert dark_rows.size and 22 <= dark_rows.min() and dark_rows.max() <= 41
+
+
 def test_faint_ink_moves_ink_towards_paper_and_keeps_paper():
     out = _cells(200).astype(np.float32)
     _ink_habits(out, np.random.default_rng(1), 1.0)
