@@ -15,7 +15,9 @@ from pathlib import Path
 from scanner.sheet import Sheet
 from scoring.textmap import load_map_file
 
-PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif"})
+PHOTO_SUFFIXES = frozenset(
+    {".jpg", ".jpeg", ".jfif", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif", ".gif", ".bmp"}
+)
 MAP_SUFFIXES = frozenset({".txt", ".map", ".json"})
 
 _overlap = False

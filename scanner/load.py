@@ -139,6 +139,8 @@ def _decode(im: Image.Image, name: str, work_long_side: int, max_pixels: int, pa
         if factor > 1 and fmt == "JPEG":
             im.draft("RGB", (-(-width // factor), -(-height // factor)))
         im.load()  # raises OSError on truncated data
+        if im.mode.startswith("I") or im.mode == "F":
+            im = _grey_to_8_bits(im)
         if im.mode not in ("RGB", "L"):
             im = im.convert("RGBA" if "A" in im.getbands() else "RGB")
             if im.mode == "RGBA":
@@ -154,6 +156,23 @@ def _decode(im: Image.Image, name: str, work_long_side: int, max_pixels: int, pa
         image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         scale = image.shape[1] / upright[0]
     return Photo(image=image, source=name, scale=scale, original_size=upright, format=fmt)
+
+
+def _grey_to_8_bits(im: Image.Image) -> Image.Image:
+    """A 16-bit, 32-bit integer or float grey image as 8-bit grey.
+
+    Pillow reads 16-bit grey PNG and TIFF files (flatbed scanners write them) as ``I;16``
+    or ``I``, whose plain conversion to RGB clips every value above 255: a white page.
+    Integer images whose values go above 255 are taken as 16-bit (0-65535), floats
+    whose values stay within 1 as 0-1.
+    """
+    arr = np.asarray(im, dtype=np.float64)
+    top = float(arr.max()) if arr.size else 0.0
+    if im.mode == "F" and top <= 1.0:
+        arr = arr * 255.0
+    elif im.mode.startswith("I;16") or top > 255:
+        arr = arr / 257.0
+    return Image.fromarray(np.clip(arr + 0.5, 0, 255).astype(np.uint8), "L")
 
 
 def upright_by_exif(image: np.ndarray, orientation: int) -> np.ndarray:

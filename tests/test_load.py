@@ -79,6 +79,39 @@ def test_grey_and_palette_images_become_bgr(tmp_path):
     assert load_photo(pal).image.shape == (60, 90, 3)
 
 
+@pytest.mark.parametrize("ext", ["png", "tiff"])
+def test_sixteen_bit_grey_scans_keep_their_tones(tmp_path, ext):
+    """Flatbed scanners write 16-bit grey PNG and TIFF files; Pillow opens them as
+    ``I;16`` and its plain conversion clips every value above 255 (a white page)."""
+    tones = np.array([[0, 77, 128, 200, 255]], np.uint16).repeat(4, axis=0)
+    path = tmp_path / f"g16.{ext}"
+    Image.fromarray(tones * 257).save(path)
+    assert Image.open(path).mode.startswith("I")
+    image = load_photo(path).image
+    assert image.shape == (4, 5, 3)
+    assert np.array_equal(image[..., 0], tones.astype(np.uint8))
+    assert np.array_equal(image[..., 0], image[..., 2])
+
+
+def test_float_grey_tiff_in_zero_to_one_keeps_its_tones(tmp_path):
+    tones = np.array([[0.0, 0.5, 1.0]], np.float32).repeat(3, axis=0)
+    path = tmp_path / "f.tiff"
+    Image.fromarray(tones, "F").save(path)
+    assert np.array_equal(load_photo(path).image[0, :, 1], [0, 128, 255])
+
+
+@pytest.mark.parametrize("ext", ["gif", "jfif"])
+def test_gif_and_jfif_files_are_photos(tmp_path, ext):
+    """A chat app's .jfif (a JPEG) and a .gif are read as photos, not as map files."""
+    from app.inputs import is_photo
+
+    path = tmp_path / f"x.{ext}"
+    _marked_rgb().save(path, format="GIF" if ext == "gif" else "JPEG")
+    assert is_photo(path)
+    b, g, r = load_photo(path).image[5, 5]
+    assert r > 180 and g < 80 and b < 80
+
+
 def test_big_jpeg_is_decoded_at_reduced_scale(tmp_path):
     path = tmp_path / "big.jpg"
     _marked_rgb(4032, 3024).save(path, quality=80)
