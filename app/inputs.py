@@ -60,9 +60,34 @@ class LoadedInput:
     view: object | None = None
 
 
+#: How image files begin (JPEG, PNG, GIF, TIFF), for files whose name does not say.
+_IMAGE_STARTS = (
+    b"\xff\xd8\xff",
+    b"\x89PNG\r\n\x1a\n",
+    b"GIF87a",
+    b"GIF89a",
+    b"II*\x00",
+    b"MM\x00*",
+)
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1")
+
+
 def is_photo(path: str | Path) -> bool:
-    """True when the file name says it is an image (by extension, case-insensitive)."""
-    return Path(path).suffix.lower() in PHOTO_SUFFIXES
+    """True when the file name says it is an image (by extension, case-insensitive), or
+    when its first bytes do: a photo saved without an extension, or under a wrong one,
+    is still read as a photo rather than refused as a map file that is not text."""
+    if Path(path).suffix.lower() in PHOTO_SUFFIXES:
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return False
+    return (
+        head.startswith(_IMAGE_STARTS)
+        or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+        or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
+    )
 
 
 def read_photo(

@@ -236,3 +236,30 @@ def test_big_truncated_jpeg_is_refused(tmp_path):
     cut.write_bytes(full.read_bytes()[: full.stat().st_size // 2])
     with pytest.raises(NotAnImage, match="truncated or corrupt"):
         load_photo(cut)
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "TIFF", "WEBP"])
+def test_a_photo_without_its_extension_is_still_a_photo(tmp_path, fmt):
+    """Saved from a chat or a browser as ``image`` or under a wrong name, a photo is
+    told by its first bytes; a text map file is not."""
+    from app.inputs import is_photo
+
+    for name in ("image", "photo.txt"):
+        path = tmp_path / f"{fmt}-{name}"
+        _marked_rgb().save(path, format=fmt)
+        assert is_photo(path)
+        assert load_photo(path).image.shape == (60, 90, 3)
+    text = tmp_path / "map"
+    text.write_text("...........\n" * 11)
+    assert not is_photo(text)
+    assert not is_photo(tmp_path / "missing")
+
+
+def test_a_heic_photo_without_its_extension_is_still_a_photo(tmp_path):
+    import pillow_heif
+
+    from app.inputs import is_photo
+
+    path = tmp_path / "IMG_0001"
+    pillow_heif.from_pillow(_marked_rgb(128, 96)).save(path, quality=90, format="HEIF")
+    assert is_photo(path)
