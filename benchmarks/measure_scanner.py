@@ -31,6 +31,9 @@ that nothing else moved.
 
     python benchmarks/measure_scanner.py --n 100 --seed 302000 --occlude mixed --cells
 
+``--grey-print`` draws each game on a black-and-white home print of the sheet
+(benchmarks/grey_print.py: no orange, gold or brown, white office paper).
+
 ``--screenshot phone|desktop|chat|mixed`` scans each photo as a screenshot of it
 (benchmarks/screenshot.py: a scan opened on a phone or a computer, with the screen
 around it, as SHEET.md says users send them): meant for ``--difficulty clean``.
@@ -201,6 +204,11 @@ def main() -> None:
         " (benchmarks/screenshot.py; mixed: one of them, by seed); use with clean scans",
     )
     parser.add_argument(
+        "--grey-print",
+        action="store_true",
+        help="draw each game on a black-and-white home print (benchmarks/grey_print.py)",
+    )
+    parser.add_argument(
         "--cells",
         action="store_true",
         help="also read the cells: count misread covered ones (with --occlude) and the"
@@ -212,6 +220,10 @@ def main() -> None:
         if args.occlude != "none":
             parser.error("--screenshot and --occlude do not go together")
         args.occlude = f"screen:{args.screenshot}"
+    if args.grey_print:
+        if args.occlude != "none":
+            parser.error("--grey-print does not go with --occlude or --screenshot")
+        args.occlude = "grey-print"
     if args.cells:
         args.occlude += "+cells"  # measure_one reads it from its work item
     for difficulty, rows in measure_rendered(args, measure_one):

@@ -6,7 +6,9 @@ With ``occlude`` (benchmarks/occlude.py) a finger, pencil or card is painted on
 the rendered picture before it is saved; the truth then also says which kind
 was drawn and each cell's covered share ("occluder", "covered"). With
 ``occlude`` "screen:KIND" the picture is put on a phone or computer screen
-instead (benchmarks/screenshot.py) and the truth says which ("screenshot").
+instead (benchmarks/screenshot.py) and the truth says which ("screenshot"); with
+"grey-print" the game is drawn on a black-and-white home print (benchmarks/grey_print.py;
+the truth's "print" says "grey").
 """
 
 from __future__ import annotations
@@ -66,6 +68,14 @@ def rendered_sample(
         return path, json.loads(truth_path.read_text())
     if occlude == "none":
         return path, write_sample(path, seed, difficulty)
+    if occlude == "grey-print":
+        from benchmarks.grey_print import grey_print
+
+        with grey_print():
+            truth = write_sample(path, seed, difficulty)
+        truth["print"] = "grey"
+        path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
+        return path, truth
     if screen is not None:
         return path, _write_screenshot(path, seed, difficulty, screen)
     return path, _write_occluded(path, seed, difficulty, occlude)
