@@ -259,10 +259,14 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
                 # Side A's gold coin band lies below the grid, plain paper above: a
                 # turn that puts the paper where the band should be loses.
                 evidence += float(np.clip((band[k] - band[(k + 2) % 4]) / 100.0, -0.4, 0.0))
-                # And a band much yellower than the paper above the grid is side A's.
-                evidence += GOLD_WEIGHT * _cue(gold[k], GOLD_SPLIT, GOLD_SCALE)
-                if rose[k] is not None:  # and a gold compass rose
-                    evidence += COMPASS_WEIGHT * _cue(rose[k], COMPASS_SPLIT, COMPASS_SCALE)
+                # And a band much yellower than the paper above the grid is side A's,
+                # and so is a gold compass rose. Their colour only adds evidence: a
+                # black-and-white print of side A has neither, and must not lose its
+                # right turn for that.
+                evidence += GOLD_WEIGHT * max(0.0, _cue(gold[k], GOLD_SPLIT, GOLD_SCALE))
+                if rose[k] is not None:
+                    rose_cue = _cue(rose[k], COMPASS_SPLIT, COMPASS_SCALE)
+                    evidence += COMPASS_WEIGHT * max(0.0, rose_cue)
             scores[(name, k)] = float(evidence)
     best = max(scores, key=scores.get)
     other_side = [v for (s, _), v in scores.items() if s != best[0]]

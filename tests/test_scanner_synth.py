@@ -162,3 +162,13 @@ def test_a_screenshot_moves_the_truth_with_the_scan(kind):
         assert count == 3
         for point in moved:
             assert np.linalg.norm(centres[1:] - point, axis=1).min() < 0.25
+
+
+@pytest.mark.parametrize("seed", [7104, 7115])
+def test_a_black_and_white_home_print_is_read_the_right_way_up(tmp_path, seed):
+    """A side-A sheet printed in black and white has no gold coin band and no gold
+    compass rose; their absence must not turn the sheet (both seeds were read a quarter
+    turn off when it counted against the right turn), with a wooden table beside it."""
+    path, truth = rendered_sample(str(tmp_path), seed, "normal", "grey-print")
+    assert truth["print"] == "grey" and truth["side"] == "A"
+    assert _file_read_right(path, truth, "normal", seed) is None
