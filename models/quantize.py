@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scanner.normalize import INPUT_PX
+
 MODELS = Path(__file__).resolve().parent
 FLOAT_MODEL = MODELS / "cells.onnx"
 INT8_MODEL = MODELS / "cells.int8.onnx"  # == int8_path(FLOAT_MODEL)
@@ -42,7 +44,7 @@ def int8_path(model: Path) -> Path:
 
 
 def calibration_inputs(
-    sheets: int = CALIBRATION_SHEETS, first_seed: int = CALIBRATION_SEED, px: int = 48
+    sheets: int = CALIBRATION_SHEETS, first_seed: int = CALIBRATION_SEED, px: int = INPUT_PX
 ) -> Iterator[dict[str, np.ndarray]]:
     """Model inputs of rendered canonical views, one sheet (121 cells) at a time."""
     from models.synth import make_view
@@ -72,9 +74,11 @@ def quantize(
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
+    from scanner.classify import model_input_px
+
     class _Sheets(CalibrationDataReader):
         def __init__(self) -> None:
-            self._it = calibration_inputs(sheets, first_seed, _input_px(source))
+            self._it = calibration_inputs(sheets, first_seed, model_input_px(source))
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self._it, None)
@@ -95,14 +99,6 @@ def quantize(
             extra_options={"CalibPercentile": PERCENTILE},
         )
     return Path(out)
-
-
-def _input_px(model: Path) -> int:
-    """Side of the square image the float model reads."""
-    import onnx
-
-    image = onnx.load(str(model)).graph.input[0].type.tensor_type.shape.dim[-1]
-    return image.dim_value or 48
 
 
 def _float_nodes(model: Path) -> list[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
-from scanner.classify import MODEL_PATH
+from scanner.classify import MODEL_PATH, model_input_px
 from scanner.context import N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
 from scanner.normalize import (
     CLASSES,
@@ -65,14 +65,6 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
         out["labels"][i] = data.labels[cells]
         out["printed"][i] = printed_kinds(layout)
     return out
-
-
-def _model_px(model: Path) -> int:
-    import onnxruntime as ort
-
-    from scanner.classify import input_px
-
-    return input_px(ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]))
 
 
 def terrain_errors(logits: np.ndarray, arrays: dict[str, np.ndarray]) -> int:
@@ -172,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    px = _model_px(MODEL_PATH)  # the cells as the cell model reads them
+    px = model_input_px(MODEL_PATH)  # the cells as the cell model reads them
     parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
     for first in [] if args.mean else args.first_seeds:
         views = cached_set("train", list(range(first, first + VIEWS)), args.workers, px=px)

@@ -217,6 +217,11 @@ def input_px(sess) -> int:
     return INPUT_PX
 
 
+def model_input_px(model: Path) -> int:
+    """:func:`input_px` of an ONNX model file (its session is built once per process)."""
+    return input_px(model_session(model))
+
+
 class _Reader:
     """One sheet's model inputs and session: reads all cells, or some of them mirrored."""
 

@@ -52,8 +52,6 @@ def shrink(crops: np.ndarray, px: int = INPUT_PX) -> np.ndarray:
         raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) crops, got {crops.shape}")
     n = crops.shape[0]
     stacked = np.ascontiguousarray(crops, dtype=np.uint8).reshape(n * CROP_PX, CROP_PX, 3)
-    if px == CROP_PX:
-        return np.ascontiguousarray(crops, dtype=np.uint8)
     small = cv2.resize(stacked, (px, n * px), interpolation=cv2.INTER_AREA)
     return small.reshape(n, px, px, 3)
 
