@@ -51,7 +51,8 @@ def rendered_sample(
     """The photo file and its truth, rendered now unless the folder has them.
 
     ``occlude`` other than "none" paints that occluder (a seeded choice for "mixed")
-    on the photo before it is written, as :func:`models.synth.write_sample` writes it.
+    on the photo before it is written, as :func:`models.synth.write_sample` writes it;
+    "screen:KIND" and "grey-print" draw a screenshot or a black-and-white print instead.
     """
     from models.synth import write_sample
 
@@ -73,9 +74,7 @@ def rendered_sample(
 
         with grey_print():
             truth = write_sample(path, seed, difficulty)
-        truth["print"] = "grey"
-        path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
-        return path, truth
+        return path, _write_truth(path, {**truth, "print": "grey"})
     if screen is not None:
         return path, _write_screenshot(path, seed, difficulty, screen)
     return path, _write_occluded(path, seed, difficulty, occlude)
@@ -96,8 +95,7 @@ def _write_screenshot(path: Path, seed: int, difficulty: str, kind: str) -> dict
     params = [cv2.IMWRITE_JPEG_QUALITY, quality] if quality else []
     if not cv2.imwrite(str(path), img, params):
         raise OSError(f"could not write {path}")
-    path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
-    return truth
+    return _write_truth(path, truth)
 
 
 def _write_occluded(path: Path, seed: int, difficulty: str, occlude: str) -> dict:
@@ -109,8 +107,7 @@ def _write_occluded(path: Path, seed: int, difficulty: str, occlude: str) -> dic
     truth = {**truth, "occluder": kind, "covered": covered.round(3).tolist()}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(exif_jpeg(img, shot.jpeg, shot.exif))
-    path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
-    return truth
+    return _write_truth(path, truth)
 
 
 def measure_rendered(
@@ -132,3 +129,9 @@ def measure_rendered(
             else:
                 rows = [measure_one(w) for w in work]
             yield difficulty, rows
+
+
+def _write_truth(path: Path, truth: dict) -> dict:
+    """``truth`` written beside the photo ``path`` (as ``models.synth.write_sample`` does)."""
+    path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")
+    return truth
