@@ -23,6 +23,7 @@ import numpy as np
 from scanner import geometry as g
 from scanner.cells import cut_cells
 from scanner.coins import CoinReading, read_coin_track
+from scanner.colourless import COLOURLESS_BELOW, colour_spread
 from scanner.detect import (
     GOOD_ENOUGH,
     Detection,
@@ -97,6 +98,7 @@ class Scan:
     side_confidence: float
     orientation_confidence: float
     fit: float  # 0..1, how well an 11 x 11 lattice with a frame fits
+    colour: float  # the view's colour spread (scanner.colourless); about 0 on a grey photo
     coins: int
     coin_confidence: float
     lattice: np.ndarray
@@ -245,6 +247,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         side_confidence=orientation.side_confidence,
         orientation_confidence=orientation.orientation_confidence,
         fit=best.score,
+        colour=colour_spread(view),
         coins=coins.count,
         coin_confidence=coins.confidence,
         lattice=lattice_full,
@@ -395,6 +398,12 @@ def sheet_from_scan(scan: Scan) -> Sheet:
     except FileNotFoundError as e:
         raise ClassifierUnavailable(scan.source, f"the cell model is missing ({e})") from e
     notes = []
+    if scan.colour < COLOURLESS_BELOW:
+        notes.append(
+            "the photo has no colour (a greyscale scan or a black-and-white filter?):"
+            " coloured-pencil terrains cannot be told apart by colour; check the cells"
+            " listed, or photograph the sheet in colour"
+        )
     if scan.side_confidence < 0.5:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
     if scan.orientation_confidence < 0.5:
