@@ -1,7 +1,7 @@
 """How cells and coins are read when rendered games are drawn into a photo of a real blank sheet.
 
 ``python benchmarks/drawn_on_photo.py PHOTO... [--sheets 10] [--seed 0] [--model PATH]
-[--keep DIR] [--reshoot normal|hard]``
+[--keep DIR] [--reshoot normal|hard] [--filter grey|bw|document]``
 
 Our renders are drawn on our own look-alike printing; the sheets users photograph carry
 the publisher's. This puts the two together: the scanner finds the grid in each photo of
@@ -17,6 +17,10 @@ photographs its own renders at that difficulty (:func:`reshoot`: on a table, tur
 tilted, bent, lit, blurred, compressed), so the publisher's print meets the photos of
 SHEET.md rather than one flat shot; the photo's paper and print stay, its light is
 added to.
+
+With ``--filter``, each composite (re-shot or not) is passed through what a scanner app
+or a scanner's grey mode makes of it (benchmarks/scan_filters.py: ``grey``, a thresholded
+``bw``, a whitened and colour-boosted ``document``) before it is read.
 
 Reports per photo and in all: how often the grid is found off (a cell centre more
 than a tenth of a cell from where the scanner puts it on the blank photo, or from where
@@ -42,6 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import scan_filters  # noqa: E402
 from benchmarks.measure_scanner import (  # noqa: E402
     SPEC_SHARE,
     cell_centre_error,
@@ -131,6 +136,11 @@ def main() -> None:
         choices=("normal", "hard"),
         help="photograph each drawn sheet again as a synthetic photo of this difficulty",
     )
+    ap.add_argument(
+        "--filter",
+        choices=scan_filters.FILTERS,
+        help="pass each drawn photo through a scanner app's filter (benchmarks/scan_filters.py)",
+    )
     args = ap.parse_args()
     if args.model:
         from scanner import classify
@@ -163,6 +173,8 @@ def main() -> None:
                 truth = scan.lattice
                 if args.reshoot:
                     composite, truth = reshoot(composite, scan.homography, seed, args.reshoot)
+                if args.filter:
+                    composite = scan_filters.apply(args.filter, composite)
                 size = composite.shape[1::-1]
                 in_range = sheet_share({"lattice": truth, "image_size": size}) >= SPEC_SHARE
                 cv2.imwrite(str(out), composite)

@@ -63,3 +63,19 @@ def test_a_reshot_sheet_is_found_where_the_reshoot_says_its_grid_is(seed):
     assert cell_centre_error(again.lattice, lattice) < 0.1
     read, truth = "".join(sheet_from_scan(again).map.grid), "".join(game.grid)
     assert sum(a == b for a, b in zip(read, truth, strict=True)) >= 110
+
+
+def test_scanner_app_filters_keep_the_sheet_and_do_what_they_say():
+    from benchmarks import scan_filters
+
+    photo, _, _ = _photo_and_homography()
+    warm = np.clip(photo.astype(int) + (-20, 0, 25), 0, 255).astype(np.uint8)
+    grey = scan_filters.apply("grey", warm)
+    assert grey.shape == warm.shape
+    assert (grey[..., 0] == grey[..., 1]).all() and (grey[..., 1] == grey[..., 2]).all()
+    assert set(np.unique(scan_filters.apply("bw", warm))) <= {0, 255}
+    doc = scan_filters.apply("document", warm)
+    paper = np.median(warm.reshape(-1, 3), axis=0)
+    assert np.median(doc.reshape(-1, 3), axis=0).min() > paper.min() + 10
+    with pytest.raises(ValueError):
+        scan_filters.apply("sepia", warm)
