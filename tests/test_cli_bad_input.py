@@ -143,6 +143,40 @@ def test_two_sheets_in_one_photo_are_refused(tmp_path):
     )
 
 
+def _page_on_table(seed: int, angle: float, shift: tuple[int, int], size=(1800, 2000)):
+    """A rendered sheet's paper alone (its page outline from the drawn lattice), turned by
+    ``angle`` degrees and moved by ``shift`` on a ``size`` canvas: (image, mask, truth)."""
+    from app.two_sheets import page_outline
+    from models.synth import make_photo
+
+    img, truth = make_photo(seed, "clean")
+    lattice = np.float64(truth["lattice"])
+    n = lattice.shape[0]
+    cells = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2)
+    h, _ = cv2.findHomography(cells.astype(np.float64), lattice.reshape(-1, 2))
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(page_outline(h)).astype(np.int32), 255)
+    w, ht = size
+    m = cv2.getRotationMatrix2D((img.shape[1] / 2, img.shape[0] / 2), angle, 1.0)
+    m[:, 2] += (w / 2 - img.shape[1] / 2 + shift[0], ht / 2 - img.shape[0] / 2 + shift[1])
+    return cv2.warpAffine(img, m, size), cv2.warpAffine(mask, m, size), truth
+
+
+def test_the_top_sheet_of_a_pile_is_scored_not_refused(tmp_path):
+    # A tournament's sheets photographed one after another on the pile: the sheet below
+    # shows a strip of its grid beside the top one, which is the sheet to score.
+    below, below_mask, _ = _page_on_table(4, 12.0, (420, 160))
+    top, top_mask, truth = _page_on_table(2, 0.0, (0, 0))
+    photo = np.full_like(top, (40, 70, 110))
+    photo[below_mask > 0] = below[below_mask > 0]
+    photo[top_mask > 0] = top[top_mask > 0]
+    path = tmp_path / "pile.jpg"
+    cv2.imwrite(str(path), photo)
+    res = run("read", str(path))
+    assert res.exit_code == 0, res.output
+    assert f"side: {truth['side']}" in res.stdout
+
+
 def test_unknown_card_in_batch_is_a_usage_error(tmp_path):
     res = run("batch", str(tmp_path), "--cards", "a,b,c,d")
     assert res.exit_code == 2 and "unknown card 'a'" in res.stderr
