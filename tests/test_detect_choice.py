@@ -89,3 +89,40 @@ def test_a_fit_one_row_too_tall_is_refitted_onto_the_grid_when_nothing_else_show
     chosen = _showing_mountains(pyramid, wrong, [wrong])
     assert chosen is not wrong
     assert max_shift(truth, chosen.homography) < 0.1
+
+
+def _frame_quad_case(monkeypatch, inset_score: float, own_score: float):
+    """``_fine`` on a frame quad taken on the ring's outer line (FRAME_OUTER_LINE outside
+    the grid) whose comb slipped 1.8 cells, with ``fine_fit`` standing in: a fit started
+    within a tenth of a cell of the grid scores ``inset_score``, any other ``own_score``.
+    Returns (the kept fit's distance from the grid in cells, the truth)."""
+    import cv2
+
+    import scanner.detect as detect
+    from scanner.geometry import FRAME_OUTER_LINE
+
+    truth = quad_homography(_square(200, 150, 440).astype(np.float32))
+    out = FRAME_OUTER_LINE
+    ring = np.float64([[-out, -out], [11 + out, -out], [11 + out, 11 + out], [-out, 11 + out]])
+    quad = cv2.perspectiveTransform(ring.reshape(-1, 1, 2), truth).reshape(4, 2)
+    slipped = quad_homography(quad) @ np.array([[1, 0, 1.8], [0, 1, 0], [0, 0, 1.0]])
+
+    def stand_in(pyramid, h, quad, source):
+        score = inset_score if max_shift(truth, h) < 0.1 else own_score
+        return GridFit(h, None, score, source, quad)
+
+    monkeypatch.setattr(detect, "fine_fit", stand_in)
+    return detect._fine(None, slipped, quad, "frame"), truth
+
+
+def test_a_frame_quad_on_the_rings_outer_line_is_fitted_from_inside_it(monkeypatch):
+    # Real side-B print, a densely hatched game, the photo darkened: the comb slipped
+    # and fits from the quad as found stopped half a cell off (0.67 against the true
+    # grid's 0.87), so a "paper" fit half a cell off won.
+    fit, truth = _frame_quad_case(monkeypatch, inset_score=0.87, own_score=0.67)
+    assert max_shift(truth, fit.homography) < 0.1 and fit.score == 0.87
+
+
+def test_an_inset_fit_only_as_good_does_not_replace_the_quads_own(monkeypatch):
+    fit, truth = _frame_quad_case(monkeypatch, inset_score=0.85, own_score=0.838)
+    assert fit.score == 0.838 and max_shift(truth, fit.homography) > 0.1
