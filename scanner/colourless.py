@@ -16,13 +16,13 @@ import numpy as np
 
 #: Below this spread of colour (Lab a*b* units, see :func:`colour_spread`) a photo is
 #: taken as colourless. Grey files measure 0 (JPEG or PNG alike, at any quality); colour
-#: photos of the publisher's print 35-63; our games on a black-and-white home print,
-#: scanned flat in colour with graphite or ballpoint, 3.0 and more.
+#: photos of our games drawn into the publisher's print 23-55; our games on a
+#: black-and-white home print, scanned flat in colour in graphite or ballpoint, 3.2 and more.
 COLOURLESS_BELOW = 1.5
 
 #: Only every STEP-th pixel of each row and column is looked at (the measure is a
-#: high percentile over the whole view; one pixel in 64 keeps it to about half a ms).
-STEP = 8
+#: high percentile over the whole view; one pixel in 144 keeps it to about a third of a ms).
+STEP = 12
 
 
 def colour_spread(image: np.ndarray) -> float:
