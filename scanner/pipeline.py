@@ -39,9 +39,11 @@ from scanner.errors import ClassifierUnavailable, SheetNotFound
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, COIN_COUNT
 from scanner.lattice import max_shift
 from scanner.load import Photo, load_photo
+from scanner.normalize import CLASSES
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
 from scanner.rectify import rectify_grid, rotation, turn_lattice
-from scanner.sheet import Sheet, shown
+from scanner.sheet import Review, Sheet, shown
+from scoring.layouts import SIZE, parse_space, space_name
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
@@ -103,6 +105,9 @@ class Scan:
     coin_confidence: float
     lattice: np.ndarray
     homography: np.ndarray  # upright cell units -> full-resolution photo pixels
+    #: Cells (row-major indices of the upright grid) the photo's edge cuts through their
+    #: middle (:func:`cells_outside`): what is read there is the edge's pixels smeared.
+    outside: tuple[int, ...] = ()
     debug: dict = field(default_factory=dict)
     #: The cell reading started while the coins were read (:func:`set_overlap`), or None.
     cells: Future | None = field(default=None, repr=False, compare=False)
@@ -229,6 +234,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         cells = _background(_read_cells, crops, orientation.side, hidden, outlines)
         _settle_for_cells(hidden, outlines, crops, orientation.side)
     visible = coins_in_photo(h_work, image.shape)
+    outside = cells_outside(h_work, image.shape)
     coins = read_coin_track(view, visible) if visible else CoinReading(0, 0.0, (), ())
     # Cut coins the count calls marked: the count stands, unsure, and says why.
     cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
@@ -252,6 +258,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         coin_confidence=coins.confidence,
         lattice=lattice_full,
         homography=h_full,
+        outside=outside,
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work, cut),
         cells=cells,
     )
@@ -293,6 +300,30 @@ def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
     height, width = shape[:2]
     inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=1)
     return int(np.argmin(inside)) if not inside.all() else g.COIN_COUNT
+
+
+#: How far from a cell's centre, along each axis (cells), the photo must still show it.
+CELL_MIDDLE = 0.25
+
+
+def cells_outside(homography: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The cells (row-major indices) whose middle half the photo's edge cuts: a corner of
+    the square ``CELL_MIDDLE`` cell round their centre lies outside the image.
+
+    ``homography``: upright cell units -> image pixels. Beyond the edge the canonical view
+    repeats the edge's pixels, so such a cell's reading is a guess (a photo cutting off
+    the last one and a half columns of our game on the real print read 13 of their 22
+    spaces wrong, and said nothing of it; cut through the middle of the last column, 1
+    of its 11).
+    """
+    n = g.GRID_CELLS
+    square = CELL_MIDDLE * np.float64([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    centres = np.stack(np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5), -1).reshape(-1, 2)
+    corners = (centres[:, None, :] + square).reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(corners, homography).reshape(n * n, 4, 2)
+    height, width = shape[:2]
+    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
+    return tuple(int(i) for i in np.flatnonzero(~inside))
 
 
 #: Half the height of the strip around a coin its reading looks at (the band above and
@@ -369,6 +400,51 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     return sheet_from_scan(scan)
 
 
+def _describe_spaces(cells: tuple[int, ...]) -> str:
+    """Row-major cell indices in words: whole columns and rows by number and letter
+    ("columns 10-11", "row A"), the other spaces by name (the first four)."""
+    chosen = set(cells)
+    columns = [c for c in range(SIZE) if all(r * SIZE + c in chosen for r in range(SIZE))]
+    rows = [r for r in range(SIZE) if all(r * SIZE + c in chosen for c in range(SIZE))]
+    rest = [i for i in cells if i % SIZE not in columns and i // SIZE not in rows]
+
+    def spans(kind: str, picked: list[int], label) -> list[str]:
+        """Runs of consecutive picked lines: "column 11", "columns 1-2"."""
+        runs = np.split(np.array(picked, int), np.flatnonzero(np.diff(picked) > 1) + 1)
+        return [
+            f"{kind} {label(run[0])}"
+            if len(run) == 1
+            else f"{kind}s {label(run[0])}-{label(run[-1])}"
+            for run in runs
+            if len(run)
+        ]
+
+    parts = spans("column", columns, lambda c: str(c + 1))
+    parts += spans("row", rows, lambda r: "ABCDEFGHIJK"[r])
+    names = [space_name(divmod(i, SIZE)) for i in rest]
+    parts += names[:4] + (["..."] if len(names) > 4 else [])
+    return ", ".join(parts)
+
+
+#: The review reason of a space the photo's edge cuts off (:func:`cells_outside`).
+OUTSIDE = "outside the photo"
+
+
+def _outside_review(reading, cut: list[int]) -> tuple[Review, ...]:
+    """The reading's review with each cut-off space (row-major indices) listed as
+    :data:`OUTSIDE`, keeping its candidates when already listed, else its top two."""
+    listed = {r.space: r for r in reading.review}
+    for i in cut:
+        space = space_name(divmod(i, SIZE))
+        if space in listed:
+            candidates = listed[space].candidates
+        else:
+            top = np.argsort(-reading.probabilities[i])[:2]
+            candidates = {CLASSES[k]: round(float(reading.probabilities[i, k]), 3) for k in top}
+        listed[space] = Review(space, OUTSIDE, candidates)
+    return tuple(sorted(listed.values(), key=lambda r: parse_space(r.space)))
+
+
 def _read_cells(
     crops: np.ndarray, side: str, hidden: Future | None = None, outlines: Future | None = None
 ):
@@ -423,13 +499,21 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
+    review = reading.review
+    cut = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
+    if cut:
+        review = _outside_review(reading, cut)
+        notes.append(
+            f"the photo's edge cuts {len(cut)} map spaces ({_describe_spaces(scan.outside)}):"
+            " their reading is a guess; check them, or photograph the whole grid"
+        )
     return Sheet(
         source=scan.source,
         map=Map(reading.grid, layout),
         coins=scan.coins,
         confidence=reading.confidence,
         coin_confidence=scan.coin_confidence,
-        review=reading.review,
+        review=review,
         notes=tuple(notes),
         orientation=scan.orientation,
         fit=scan.fit,
