@@ -426,6 +426,14 @@ def _describe_spaces(cells: tuple[int, ...]) -> str:
     return ", ".join(parts)
 
 
+#: A grid fitting worse than this is said to be found unsurely. On 600 tuning and fresh
+#: photos (300000+, 200 normal and 200 hard; 202000+, 100 and 100) the two fits under
+#: it were both wrong (0.616 and 0.617, 0.47 and 3 cells off) and every other fit was
+#: 0.72 or more; so were the fits of two photos cutting away three columns, or two rows
+#: and the frame above them (0.659 and 0.621, the grid found cells off).
+UNSURE_FIT = 0.7
+
+
 #: The review reason of a space the photo's edge cuts off (:func:`cells_outside`).
 OUTSIDE = "outside the photo"
 
@@ -479,6 +487,11 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             "the photo has no colour (a greyscale scan or a black-and-white filter?):"
             " coloured-pencil terrains cannot be told apart by colour; check the cells"
             " listed, or photograph the sheet in colour"
+        )
+    if scan.fit < UNSURE_FIT:
+        notes.append(
+            f"the grid was found unsurely (fit {shown(scan.fit)}): compare the map with the"
+            " photo (--overlay), or photograph the whole sheet again, closer"
         )
     if scan.side_confidence < 0.5:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")

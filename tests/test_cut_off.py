@@ -72,3 +72,15 @@ def _printed_spaces(truth: dict) -> set[str]:
 
     layout = LAYOUTS[truth["side"]]
     return {space_name((r, c)) for r in range(11) for c in range(11) if layout.printed((r, c))}
+
+
+def test_a_grid_fitting_poorly_is_said_to_be_found_unsurely():
+    from dataclasses import replace
+
+    from scanner.pipeline import UNSURE_FIT, scan_photo, sheet_from_scan
+
+    scan = replace(scan_photo(SAMPLE_PHOTO), cells=None)
+    assert scan.fit >= UNSURE_FIT
+    assert not any("found unsurely" in n for n in sheet_from_scan(scan).notes)
+    poor = sheet_from_scan(replace(scan, fit=UNSURE_FIT - 0.05))
+    assert any("found unsurely (fit 0.65)" in n for n in poor.notes)
