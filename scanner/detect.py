@@ -53,6 +53,7 @@ __all__ = [
     "fine_fit",
     "fit_lattice",
     "ink_image",
+    "photo_ink",
     "with_lattice",
 ]
 
@@ -101,6 +102,29 @@ def ink_image(image: np.ndarray) -> np.ndarray:
     return np.minimum(np.minimum(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
 
 
+#: A photo whose brightest part (the 99.5th percentile of its ink image: the paper,
+#: unless glare or a lamp) is darker than this is dim: its ink image is stretched to
+#: put it near ``DIM_TARGET``. The frame's threshold and others below are grey levels;
+#: on our game drawn into the real side-B print and darkened to a paper of 42 levels, no
+#: frame was found at all.
+DIM_PAPER = 120
+DIM_TARGET = 200
+
+
+def photo_ink(image: np.ndarray) -> np.ndarray:
+    """:func:`ink_image` of a photo, stretched when its paper is dim (``DIM_PAPER``);
+    photos with brighter paper get the ink image as it is."""
+    ink = ink_image(image)
+    sample = ink[::8, ::8].ravel()
+    if not sample.size:
+        return ink
+    k = int(0.995 * (sample.size - 1))
+    paper = float(np.partition(sample, k)[k])
+    if paper >= DIM_PAPER or paper <= 0:
+        return ink
+    return cv2.convertScaleAbs(ink, alpha=DIM_TARGET / paper)
+
+
 def find_grid(
     image: np.ndarray,
     pyramid: Pyramid | None = None,
@@ -109,7 +133,7 @@ def find_grid(
 ) -> Detection:
     """Locate the grid in a (working-resolution) BGR photo.
 
-    ``pyramid`` may pass a ready :class:`Pyramid` of :func:`ink_image`. Candidates
+    ``pyramid`` may pass a ready :class:`Pyramid` of :func:`photo_ink`. Candidates
     are looked for on the smallest pyramid level whose long side keeps
     ``detection_side`` pixels (more finds smaller sheets, slower). Returns a
     :class:`Detection`; its ``best`` is None when nothing fitted well enough
@@ -118,7 +142,7 @@ def find_grid(
     ``detection.pyramid`` measures them): the caller may do something beside it.
     """
     if pyramid is None:
-        pyramid = Pyramid(ink_image(image))
+        pyramid = Pyramid(photo_ink(image))
     small, small_scale = detection_level(pyramid, detection_side)
     small_bgr = None  # colour at the detection scale: only the mountains' generator needs it
     detection = Detection(best=None, pyramid=pyramid)

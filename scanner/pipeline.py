@@ -32,7 +32,7 @@ from scanner.detect import (
     cell_size_px,
     find_grid,
     fine_fit,
-    ink_image,
+    photo_ink,
     with_lattice,
 )
 from scanner.errors import ClassifierUnavailable, SheetNotFound
@@ -163,7 +163,7 @@ def _second_look(
 
 def _look_again(photo: Photo, previous: GridFit | None, factor: float) -> Detection:
     """Detection on a larger decode: refit the previous grid there, or search afresh."""
-    pyramid = Pyramid(ink_image(photo.image))
+    pyramid = Pyramid(photo_ink(photo.image))
     if previous is not None:
         s = np.array([[factor, 0, 0.5 * factor - 0.5], [0, factor, 0.5 * factor - 0.5], [0, 0, 1]])
         quad = previous.quad * factor + 0.5 * factor - 0.5
@@ -215,7 +215,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
             tried={"image": image, "candidates": detection.candidates},
         )
     if best.lattice is None:
-        pyramid = detection.pyramid or Pyramid(ink_image(image))
+        pyramid = detection.pyramid or Pyramid(photo_ink(image))
         best = detection.best = with_lattice(pyramid, best)
     # In this thread, not beside the lattice: both are many small numpy steps holding
     # the GIL, and side by side they took longer than one after the other.

@@ -126,3 +126,32 @@ def test_a_frame_quad_on_the_rings_outer_line_is_fitted_from_inside_it(monkeypat
 def test_an_inset_fit_only_as_good_does_not_replace_the_quads_own(monkeypatch):
     fit, truth = _frame_quad_case(monkeypatch, inset_score=0.85, own_score=0.838)
     assert fit.score == 0.838 and max_shift(truth, fit.homography) > 0.1
+
+
+def test_a_dim_photo_still_shows_its_frame():
+    # A photo taken in a dim room: the paper at a quarter of its level. The frame is found
+    # from its own ring, as on the bright photo, not only from the paper's outline.
+    from benchmarks.measure_scanner import cell_centre_error
+    from scanner.detect import find_grid
+
+    page, to_px = draw_sheet("B")
+    photo, lattice = photograph(page, to_px, CORNERS)
+    dim = np.clip(photo * 0.12, 0, 255).astype(np.uint8)
+    best = find_grid(dim).best
+    assert best.source == "frame" and cell_centre_error(best.lattice, lattice) < 0.1
+
+
+def test_only_dim_photos_have_their_ink_stretched():
+    from scanner.detect import DIM_PAPER, photo_ink
+
+    page, to_px = draw_sheet("B")
+    photo, _ = photograph(page, to_px, CORNERS)
+    assert np.array_equal(photo_ink(photo), ink_image(photo))  # bright paper: as it is
+    dim = (photo * 0.2).astype(np.uint8)
+    stretched = photo_ink(dim)
+    assert np.percentile(stretched, 99.5) > DIM_PAPER
+    # A small sheet on a dark table: the table is most of the photo, but the paper is
+    # bright, so nothing is stretched (or clipped).
+    table = np.full((2000, 2000, 3), 35, np.uint8)
+    table[: photo.shape[0], : photo.shape[1]] = photo
+    assert np.array_equal(photo_ink(table), ink_image(table))
