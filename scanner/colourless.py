@@ -41,8 +41,3 @@ def colour_spread(image: np.ndarray) -> float:
         return 0.0
     offset = lab - np.median(lab, axis=0)
     return float(np.percentile(np.hypot(offset[:, 0], offset[:, 1]), 99))
-
-
-def is_colourless(image: np.ndarray) -> bool:
-    """Whether ``image`` (BGR, or grey) has no colour to read terrains by."""
-    return colour_spread(image) < COLOURLESS_BELOW

@@ -39,11 +39,11 @@ from scanner.errors import ClassifierUnavailable, SheetNotFound
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, COIN_COUNT
 from scanner.lattice import max_shift
 from scanner.load import Photo, load_photo
-from scanner.normalize import CLASSES
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
+from scanner.photo_edge import cells_outside, describe_spaces, in_photo, outside_review
 from scanner.rectify import rectify_grid, rotation, turn_lattice
-from scanner.sheet import Review, Sheet, shown
-from scoring.layouts import SIZE, parse_space, space_name
+from scanner.sheet import Sheet, shown
+from scoring.layouts import SIZE
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
@@ -295,35 +295,9 @@ def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
     made more counts wrong than it saved); one whose centre is outside would be
     read from border pixels smeared outwards. 0 when the first coin's is outside.
     """
-    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)]).reshape(-1, 1, 2)
-    pts = cv2.perspectiveTransform(centres, homography).reshape(-1, 2)
-    height, width = shape[:2]
-    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=1)
+    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)])
+    inside = in_photo(homography, shape, centres, 0.0)
     return int(np.argmin(inside)) if not inside.all() else g.COIN_COUNT
-
-
-#: How far from a cell's centre, along each axis (cells), the photo must still show it.
-CELL_MIDDLE = 0.25
-
-
-def cells_outside(homography: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The cells (row-major indices) whose middle half the photo's edge cuts: a corner of
-    the square ``CELL_MIDDLE`` cell round their centre lies outside the image.
-
-    ``homography``: upright cell units -> image pixels. Beyond the edge the canonical view
-    repeats the edge's pixels, so such a cell's reading is a guess (a photo cutting off
-    the last one and a half columns of our game on the real print read 13 of their 22
-    spaces wrong, and said nothing of it; cut through the middle of the last column, 1
-    of its 11).
-    """
-    n = g.GRID_CELLS
-    square = CELL_MIDDLE * np.float64([[-1, -1], [1, -1], [1, 1], [-1, 1]])
-    centres = np.stack(np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5), -1).reshape(-1, 2)
-    corners = (centres[:, None, :] + square).reshape(-1, 1, 2)
-    pts = cv2.perspectiveTransform(corners, homography).reshape(n * n, 4, 2)
-    height, width = shape[:2]
-    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
-    return tuple(int(i) for i in np.flatnonzero(~inside))
 
 
 #: Half the height of the strip around a coin its reading looks at (the band above and
@@ -344,12 +318,8 @@ def coins_cut(homography: np.ndarray, shape: tuple[int, ...], visible: int) -> t
     """
     if visible == 0:
         return ()
-    square = COIN_STRIP * np.float64([[-1, -1], [1, -1], [1, 1], [-1, 1]])
     centres = np.float64([g.coin_center(i) for i in range(visible)])
-    corners = (centres[:, None, :] + square).reshape(-1, 1, 2)
-    pts = cv2.perspectiveTransform(corners, homography).reshape(visible, 4, 2)
-    height, width = shape[:2]
-    inside = np.all((pts >= 0) & (pts <= (width - 1, height - 1)), axis=(1, 2))
+    inside = in_photo(homography, shape, centres, COIN_STRIP)
     return tuple(int(i) for i in np.flatnonzero(~inside))
 
 
@@ -400,57 +370,12 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     return sheet_from_scan(scan)
 
 
-def _describe_spaces(cells: tuple[int, ...]) -> str:
-    """Row-major cell indices in words: whole columns and rows by number and letter
-    ("columns 10-11", "row A"), the other spaces by name (the first four)."""
-    chosen = set(cells)
-    columns = [c for c in range(SIZE) if all(r * SIZE + c in chosen for r in range(SIZE))]
-    rows = [r for r in range(SIZE) if all(r * SIZE + c in chosen for c in range(SIZE))]
-    rest = [i for i in cells if i % SIZE not in columns and i // SIZE not in rows]
-
-    def spans(kind: str, picked: list[int], label) -> list[str]:
-        """Runs of consecutive picked lines: "column 11", "columns 1-2"."""
-        runs = np.split(np.array(picked, int), np.flatnonzero(np.diff(picked) > 1) + 1)
-        return [
-            f"{kind} {label(run[0])}"
-            if len(run) == 1
-            else f"{kind}s {label(run[0])}-{label(run[-1])}"
-            for run in runs
-            if len(run)
-        ]
-
-    parts = spans("column", columns, lambda c: str(c + 1))
-    parts += spans("row", rows, lambda r: "ABCDEFGHIJK"[r])
-    names = [space_name(divmod(i, SIZE)) for i in rest]
-    parts += names[:4] + (["..."] if len(names) > 4 else [])
-    return ", ".join(parts)
-
-
 #: A grid fitting worse than this is said to be found unsurely. On 600 tuning and fresh
 #: photos (300000+, 200 normal and 200 hard; 202000+, 100 and 100) the two fits under
 #: it were both wrong (0.616 and 0.617, 0.47 and 3 cells off) and every other fit was
 #: 0.72 or more; so were the fits of two photos cutting away three columns, or two rows
 #: and the frame above them (0.659 and 0.621, the grid found cells off).
 UNSURE_FIT = 0.7
-
-
-#: The review reason of a space the photo's edge cuts off (:func:`cells_outside`).
-OUTSIDE = "outside the photo"
-
-
-def _outside_review(reading, cut: list[int]) -> tuple[Review, ...]:
-    """The reading's review with each cut-off space (row-major indices) listed as
-    :data:`OUTSIDE`, keeping its candidates when already listed, else its top two."""
-    listed = {r.space: r for r in reading.review}
-    for i in cut:
-        space = space_name(divmod(i, SIZE))
-        if space in listed:
-            candidates = listed[space].candidates
-        else:
-            top = np.argsort(-reading.probabilities[i])[:2]
-            candidates = {CLASSES[k]: round(float(reading.probabilities[i, k]), 3) for k in top}
-        listed[space] = Review(space, OUTSIDE, candidates)
-    return tuple(sorted(listed.values(), key=lambda r: parse_space(r.space)))
 
 
 def _read_cells(
@@ -515,9 +440,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
     review = reading.review
     cut = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
     if cut:
-        review = _outside_review(reading, cut)
+        review = outside_review(reading.review, reading.probabilities, cut)
         notes.append(
-            f"the photo's edge cuts {len(cut)} map spaces ({_describe_spaces(scan.outside)}):"
+            f"the photo's edge cuts {len(cut)} map spaces ({describe_spaces(scan.outside)}):"
             " their reading is a guess; check them, or photograph the whole grid"
         )
     return Sheet(

@@ -11,7 +11,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scanner.pipeline import OUTSIDE, _describe_spaces, cells_outside, read_photo
+from scanner.photo_edge import OUTSIDE, cells_outside, describe_spaces
+from scanner.pipeline import read_photo
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_PHOTO = ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg"
@@ -28,11 +29,11 @@ def test_cells_whose_middle_the_edge_cuts_are_outside():
 
 
 def test_cut_spaces_are_described_by_whole_columns_and_rows():
-    assert _describe_spaces(tuple(r * 11 + c for r in range(11) for c in (9, 10))) == (
+    assert describe_spaces(tuple(r * 11 + c for r in range(11) for c in (9, 10))) == (
         "columns 10-11"
     )
-    assert _describe_spaces(tuple(range(11))) == "row A"
-    assert _describe_spaces((0, 11, 22)) == "A1, B1, C1"
+    assert describe_spaces(tuple(range(11))) == "row A"
+    assert describe_spaces((0, 11, 22)) == "A1, B1, C1"
 
 
 def _truth_centres(truth: dict) -> np.ndarray:
