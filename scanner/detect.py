@@ -75,6 +75,9 @@ FINE_FITS = 3  # candidates of one generator measured in full, best coarse score
 CLEAR_COMB = 2.2  # a coarse (comb) score this high is measured at once
 
 
+INSET_GAIN = 0.05  # a frame quad's fit from inside its ring replaces its own if this much better
+
+
 RESTART_BELOW = 0.9  # a winning fit below this, its frame not all found, is measured again ...
 NUDGE = 0.25  # ... from starts this many cells off along each axis ...
 RESTART_GAIN = 0.01  # ... and one of those wins when it scores this much more
@@ -292,9 +295,6 @@ def _fine(pyramid: Pyramid, h: np.ndarray, quad: np.ndarray, name: str) -> GridF
         if inset is not None and (fit is None or inset.score >= fit.score + INSET_GAIN):
             fit = inset
     return fit
-
-
-INSET_GAIN = 0.05  # a frame quad's inset fit replaces its own only when this much better
 
 
 def _better(fit: GridFit | None, other: GridFit | None) -> GridFit | None:
