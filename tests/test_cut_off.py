@@ -13,6 +13,7 @@ import numpy as np
 
 from scanner.photo_edge import OUTSIDE, cells_outside, describe_spaces
 from scanner.pipeline import read_photo
+from scoring.layouts import LAYOUTS, space_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_PHOTO = ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg"
@@ -53,7 +54,7 @@ def test_a_photo_cutting_the_grid_lists_the_cut_spaces_and_says_so(tmp_path):
     cv2.imwrite(str(path), photo[:, :x_cut])
     sheet = read_photo(path)
     said_out = {r.space for r in sheet.review if r.reason == OUTSIDE}
-    names = [f"{'ABCDEFGHIJK'[i // 11]}{i % 11 + 1}" for i in range(121)]
+    names = [space_name(divmod(i, 11)) for i in range(121)]
     far_out = {names[i] for i in range(121) if centres[i, 0] > x_cut + 0.5 * cell}
     well_in = {names[i] for i in range(121) if centres[i, 0] < x_cut - 0.6 * cell}
     assert far_out - _printed_spaces(truth) <= said_out
@@ -69,8 +70,6 @@ def test_a_photo_cutting_the_grid_lists_the_cut_spaces_and_says_so(tmp_path):
 
 def _printed_spaces(truth: dict) -> set[str]:
     """Mountain and wasteland spaces of the truth's side (never listed for review)."""
-    from scoring.layouts import LAYOUTS, space_name
-
     layout = LAYOUTS[truth["side"]]
     return {space_name((r, c)) for r in range(11) for c in range(11) if layout.printed((r, c))}
 

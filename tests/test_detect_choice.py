@@ -95,7 +95,7 @@ def _frame_quad_case(monkeypatch, inset_score: float, own_score: float):
     """``_fine`` on a frame quad taken on the ring's outer line (FRAME_OUTER_LINE outside
     the grid) whose comb slipped 1.8 cells, with ``fine_fit`` standing in: a fit started
     within a tenth of a cell of the grid scores ``inset_score``, any other ``own_score``.
-    Returns (the kept fit's distance from the grid in cells, the truth)."""
+    Returns (the fit kept, the true homography)."""
     import cv2
 
     import scanner.detect as detect
@@ -129,7 +129,7 @@ def test_an_inset_fit_only_as_good_does_not_replace_the_quads_own(monkeypatch):
 
 
 def test_a_dim_photo_still_shows_its_frame():
-    # A photo taken in a dim room: the paper at a quarter of its level. The frame is found
+    # A photo taken in a dim room: the paper at an eighth of its level. The frame is found
     # from its own ring, as on the bright photo, not only from the paper's outline.
     from benchmarks.measure_scanner import cell_centre_error
     from scanner.detect import find_grid
