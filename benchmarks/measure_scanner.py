@@ -76,10 +76,15 @@ TOLERANCE = 0.10  # cells
 SPEC_SHARE = 0.30  # SHEET.md: the sheet fills 30-95 % of the frame
 
 
+def cell_centres(lattice: np.ndarray) -> np.ndarray:
+    """(11, 11, 2) cell centres of a (12, 12, 2) lattice: the mean of each cell's corners."""
+    lattice = np.asarray(lattice, np.float64)
+    return (lattice[:-1, :-1] + lattice[1:, :-1] + lattice[:-1, 1:] + lattice[1:, 1:]) / 4
+
+
 def cell_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
     """Largest distance between matching cell centres, in local cells of the truth."""
-    centres = (lattice[:-1, :-1] + lattice[1:, :-1] + lattice[:-1, 1:] + lattice[1:, 1:]) / 4
-    truth_c = (truth[:-1, :-1] + truth[1:, :-1] + truth[:-1, 1:] + truth[1:, 1:]) / 4
+    centres, truth_c = cell_centres(lattice), cell_centres(truth)
     side_x = np.linalg.norm(truth[:-1, 1:] - truth[:-1, :-1], axis=-1)
     side_y = np.linalg.norm(truth[1:, :-1] - truth[:-1, :-1], axis=-1)
     cell = np.sqrt(side_x * side_y)

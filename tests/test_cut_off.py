@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from benchmarks.measure_scanner import cell_centres
 from scanner.photo_edge import OUTSIDE, cells_outside, describe_spaces
 from scanner.pipeline import read_photo
 from scoring.layouts import LAYOUTS, space_name
@@ -37,17 +38,10 @@ def test_cut_spaces_are_described_by_whole_columns_and_rows():
     assert describe_spaces((0, 11, 22)) == "A1, B1, C1"
 
 
-def _truth_centres(truth: dict) -> np.ndarray:
-    """(121, 2) cell centres in the displayed photo, from the rendered lattice."""
-    lat = np.asarray(truth["lattice"], float)
-    centres = (lat[:-1, :-1] + lat[1:, :-1] + lat[:-1, 1:] + lat[1:, 1:]) / 4
-    return centres.reshape(-1, 2)
-
-
 def test_a_photo_cutting_the_grid_lists_the_cut_spaces_and_says_so(tmp_path):
     truth = json.loads(SAMPLE_PHOTO.with_suffix(".json").read_text())
     photo = cv2.imread(str(SAMPLE_PHOTO))  # EXIF turn applied, as the truth's lattice
-    centres = _truth_centres(truth)
+    centres = cell_centres(truth["lattice"]).reshape(-1, 2)  # displayed photo pixels
     cell = np.linalg.norm(np.subtract(truth["lattice"][0][1], truth["lattice"][0][0]))
     x_cut = int(np.percentile(centres[:, 0], 90))  # a tenth of the spaces right of the edge
     path = tmp_path / "cut.png"
