@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.measure_scanner import cell_centres
 from benchmarks.occlude import CHOICES, cell_homography, occlude
 from models.synth import make_photo
 from scanner import geometry as g
@@ -23,12 +24,11 @@ N = 11
 def centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
     """Largest distance between matching cell centres, in cells of the truth, over the
     four ways the lattice may be turned (orientation is tested elsewhere)."""
-    truth_c = (truth[:-1, :-1] + truth[1:, :-1] + truth[:-1, 1:] + truth[1:, 1:]) / 4
+    truth_c = cell_centres(truth)
     cell = np.linalg.norm(truth[0, -1] - truth[0, 0]) / N
     errors = []
     for k in range(4):
-        a = np.rot90(lattice, k, axes=(0, 1))
-        centres = (a[:-1, :-1] + a[1:, :-1] + a[:-1, 1:] + a[1:, 1:]) / 4
+        centres = cell_centres(np.rot90(lattice, k, axes=(0, 1)))
         errors.append(float(np.linalg.norm(centres - truth_c, axis=-1).max() / cell))
     return min(errors)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sheet_fixture import draw_sheet, photograph
 
+from benchmarks.measure_scanner import cell_centres
 from scanner import geometry as g
 from scanner.candidates import clockwise, frame_quads, line_quads, mountain_quads, paper_quads
 from scanner.cells import cut_cells
@@ -41,8 +42,7 @@ def _photo(side="A", coins=0, corners=TILTED, seed=0):
 
 def _worst_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
     """Largest cell-centre distance in cells of the truth lattice."""
-    centre = (lattice[:-1, :-1] + lattice[1:, 1:] + lattice[:-1, 1:] + lattice[1:, :-1]) / 4
-    true = (truth[:-1, :-1] + truth[1:, 1:] + truth[:-1, 1:] + truth[1:, :-1]) / 4
+    centre, true = cell_centres(lattice), cell_centres(truth)
     cell = np.linalg.norm(truth[0, -1] - truth[0, 0]) / 11
     return float(np.linalg.norm(centre - true, axis=-1).max() / cell)
 

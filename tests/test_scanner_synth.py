@@ -11,20 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.measure_scanner import cell_centre_error
 from benchmarks.rendered import rendered_sample
 from benchmarks.screenshot import screenshot
 from models.synth import write_sample
 from scanner.errors import SheetNotFound
 from scanner.pipeline import scan_photo
 from tests.pinned_renders import pinned_photo
-
-
-def _worst_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
-    centre = (lattice[:-1, :-1] + lattice[1:, 1:] + lattice[:-1, 1:] + lattice[1:, :-1]) / 4
-    true = (truth[:-1, :-1] + truth[1:, 1:] + truth[:-1, 1:] + truth[1:, :-1]) / 4
-    side_x = np.linalg.norm(truth[:-1, 1:] - truth[:-1, :-1], axis=-1)
-    side_y = np.linalg.norm(truth[1:, :-1] - truth[:-1, :-1], axis=-1)
-    return float((np.linalg.norm(centre - true, axis=-1) / np.sqrt(side_x * side_y)).max())
 
 
 def _read_right(tmp_path, difficulty: str, seed: int) -> str | None:
@@ -46,7 +39,7 @@ def _file_read_right(path, truth: dict, difficulty: str, seed: int) -> str | Non
     except SheetNotFound:
         return f"{difficulty} seed {seed}: no sheet found"
     # Upright order: the A1 corner must be where the truth has it (orientation right).
-    error = _worst_centre_error(scan.lattice, np.array(truth["lattice"], float))
+    error = cell_centre_error(scan.lattice, np.array(truth["lattice"], float))
     if error >= 0.1:
         return f"{difficulty} seed {seed}: a cell centre is {error:.2f} cells off"
     if scan.side != truth["side"]:

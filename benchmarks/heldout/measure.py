@@ -36,23 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.measure_cells import resolve_spec
+from benchmarks.measure_scanner import cell_centre_error
 from scanner.geometry import COIN_COUNT
 
 TOLERANCE = 0.10  # cells: "grid found"
 READABLE = 0.25  # cells: a looser fit whose cells are still cut well enough to read
 DEFAULT_SEED = 700_000  # this renderer's own seeds; nothing else uses them
-
-
-def centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
-    """Largest distance between matching cell centres, in local cells of the truth."""
-
-    def centres(lat):
-        return (lat[:-1, :-1] + lat[1:, :-1] + lat[:-1, 1:] + lat[1:, 1:]) / 4
-
-    sx = np.linalg.norm(truth[:-1, 1:] - truth[:-1, :-1], axis=-1)
-    sy = np.linalg.norm(truth[1:, :-1] - truth[:-1, :-1], axis=-1)
-    cell = np.sqrt(sx * sy)
-    return float((np.linalg.norm(centres(lattice) - centres(truth), axis=-1) / cell).max())
 
 
 def _turned(lattice: np.ndarray, k: int) -> np.ndarray:
@@ -132,7 +121,7 @@ def measure_one(job: tuple) -> list[dict]:
         return [dict(out, model=m) for m in models]
     tl = np.array(truth["lattice"], float)
     lat = np.asarray(scan.lattice, float)
-    errs = [centre_error(_turned(lat, k), tl) for k in range(4)]
+    errs = [cell_centre_error(_turned(lat, k), tl) for k in range(4)]
     out["found"] = min(errs) < TOLERANCE
     out["readable"] = min(errs) < READABLE
     out["grid_error"] = min(errs)
