@@ -43,6 +43,7 @@ from scanner.orient import Orientation, decide_orientation, feature_canvas, shee
 from scanner.photo_edge import cells_outside, describe_spaces, in_photo, outside_review
 from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet, shown
+from scoring.board import DRAWN, Map
 from scoring.layouts import SIZE
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
@@ -376,6 +377,13 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
 #: 0.72 or more; so were the fits of two photos cutting away three columns, or two rows
 #: and the frame above them (0.659 and 0.621, the grid found cells off).
 UNSURE_FIT = 0.7
+#: A map with at least this many drawn terrain spaces (about two seasons' shapes) is
+#: played: coins come with shapes and surrounded mountains, so a coin track read all
+#: unmarked there is more likely faint ticks missed than a game without a coin.
+PLAYED_SPACES = 30
+#: The coin confidence a track read unmarked on a played map keeps at most (under the
+#: review line of 0.5).
+NO_COIN_CONFIDENCE = 0.45
 
 
 def _read_cells(
@@ -389,10 +397,15 @@ def _read_cells(
     return classify_cells(crops, LAYOUTS[side], hidden=hidden, outlines=outlines)
 
 
+def drawn_spaces(grid: tuple[str, ...]) -> int:
+    """How many spaces of a read map hold a drawn terrain (forest, village, farm, water
+    or monster)."""
+    return sum(row.count(t) for row in grid for t in DRAWN)
+
+
 def sheet_from_scan(scan: Scan) -> Sheet:
     """Classify the cells of a :class:`Scan` (or take the reading already started) and
     assemble the :class:`Sheet`."""
-    from scoring.board import Map
     from scoring.layouts import LAYOUTS
 
     layout = LAYOUTS[scan.side]
@@ -422,6 +435,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
     if scan.orientation_confidence < 0.5:
         notes.append(f"orientation is uncertain ({shown(scan.orientation_confidence)})")
+    coin_confidence = scan.coin_confidence
     seen = scan.debug.get("coins_seen", COIN_COUNT)
     if seen == 0:
         notes.append("the coin track is outside the photo: coins not read (give --coins N)")
@@ -437,6 +451,12 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
+    elif scan.coins == 0 and (drawn := drawn_spaces(reading.grid)) >= PLAYED_SPACES:
+        coin_confidence = min(coin_confidence, NO_COIN_CONFIDENCE)
+        notes.append(
+            f"no coin is read as marked, yet {drawn} map spaces are drawn: faint marks may"
+            " be missed; check the coin track (give --coins N)"
+        )
     review = reading.review
     cut = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
     if cut:
@@ -450,7 +470,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         map=Map(reading.grid, layout),
         coins=scan.coins,
         confidence=reading.confidence,
-        coin_confidence=scan.coin_confidence,
+        coin_confidence=coin_confidence,
         review=review,
         notes=tuple(notes),
         orientation=scan.orientation,
