@@ -216,6 +216,7 @@ def score(
                     traceback.print_exc()
                 loaded.append((str(path), None, _one_line(err)))
                 failed = True
+                _write_attempts(overlay, err, str(path), len(inputs))
 
     draw = _overlay_writer(overlay, explain, len(inputs)) if overlay is not None else None
     if per_season:
@@ -258,9 +259,7 @@ def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
     def draw(sheet, view, game, index: int) -> None:
         from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
 
-        path = target
-        if n_inputs > 1:
-            path = target.with_name(f"{target.stem}-{Path(sheet.source).stem}{target.suffix}")
+        path = _overlay_path(target, sheet.source, n_inputs)
         try:
             edict = None if explain is None else resolve_explain(explain, game.cards)
         except UnknownExplain as err:
@@ -269,6 +268,34 @@ def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
         _err(f"overlay written to {path}")
 
     return draw
+
+
+def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
+    """Where one input's overlay goes: ``target``, or ``target-<name>`` for several inputs."""
+    if n_inputs > 1:
+        return target.with_name(f"{target.stem}-{Path(source).stem}{target.suffix}")
+    return target
+
+
+def _write_attempts(target: Path | None, err: BaseException, source: str, n_inputs: int) -> None:
+    """With ``--overlay``, when no sheet was found: the photo with every place tried."""
+    from scanner.errors import SheetNotFound
+
+    if target is None or not isinstance(err, SheetNotFound):
+        return
+    from app.overlay import write_overlay
+    from scanner.overlay import draw_attempts
+
+    image = draw_attempts(err)
+    if image is None:
+        return
+    path = _overlay_path(target, source, n_inputs)
+    try:
+        write_overlay(path, image)
+    except OSError as e:
+        _err(f"error: {_one_line(e)}")
+    else:
+        _err(f"overlay of the places tried written to {path}")
 
 
 def _one_line(err: BaseException) -> str:
@@ -522,6 +549,7 @@ def read(
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
+        _write_attempts(overlay, err, str(photo), 1)
         _err(f"error: {_one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet

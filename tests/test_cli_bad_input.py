@@ -96,6 +96,35 @@ def test_read_fails_with_one_line(bad_files, name):
     assert line.startswith(f"error: {bad_files[name]}: ") and res.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["score", "read"])
+def test_no_sheet_found_with_overlay_shows_the_places_tried(bad_files, tmp_path, command):
+    """CLI.md's --overlay, and issue 4: "When no sheet is found, say so clearly (and,
+    with --overlay, show what was tried)"."""
+    out = tmp_path / "tried.png"
+    extra = ["--cards", DEAL] if command == "score" else []
+    res = run(command, str(bad_files["table.png"]), *extra, "--overlay", str(out))
+    assert res.exit_code == 1 and "Traceback" not in res.stderr
+    lines = res.stderr.splitlines()
+    assert lines == [
+        f"overlay of the places tried written to {out}",
+        f"error: {bad_files['table.png']}: no map sheet found (no 11x11 grid with a frame)",
+    ]
+    tried = cv2.imread(str(out))
+    assert tried is not None and tried.shape[1] / tried.shape[0] == pytest.approx(800 / 600)
+    # A file that is not an image has no places tried: no overlay, the one error line.
+    res = run(command, str(bad_files["text.jpg"]), *extra, "--overlay", str(tmp_path / "x.png"))
+    assert res.exit_code == 1 and len(res.stderr.splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_overlays_of_several_inputs_are_named_after_each(bad_files, tmp_path):
+    out = tmp_path / "o.png"
+    sample = str(ROOT / "samples" / "wilderness-a.txt")
+    res = run("score", str(bad_files["table.png"]), sample, "--cards", DEAL, "--overlay", str(out))
+    assert res.exit_code == 1
+    assert (tmp_path / "o-table.png").is_file()
+
+
 def test_good_inputs_are_still_scored_next_to_bad_ones(bad_files):
     sample = str(ROOT / "samples" / "wilderness-a.txt")
     res = run("score", str(bad_files["text.jpg"]), sample, str(bad_files["cut.jpg"]), "--json")
