@@ -188,10 +188,28 @@ def score_job(job: Job) -> dict:
         row = _score(job)
     except (ScanError, BadMapFile, ValueError, OSError) as err:
         row = error_row(job.source, " ".join(str(err).split()) or type(err).__name__)
+        _overlay_of_failure(job, err)
     except Exception as err:  # noqa: BLE001 - one sheet must not stop a tournament
         row = error_row(job.source, f"internal error: {type(err).__name__}: {err}")
     row["seconds"] = round(time.perf_counter() - t0, 3)
     return row
+
+
+def _overlay_of_failure(job: Job, err: BaseException) -> None:
+    """A sheet not found gets the photo with the places tried as its overlay."""
+    from scanner.errors import SheetNotFound
+
+    if job.overlay is None or not isinstance(err, SheetNotFound):
+        return
+    from app.overlay import write_overlay
+    from scanner.overlay import draw_attempts
+
+    image = draw_attempts(err)
+    if image is not None:
+        try:
+            write_overlay(job.overlay, image)
+        except OSError:
+            pass  # the row already says what failed; the picture is an extra
 
 
 def _score(job: Job) -> dict:

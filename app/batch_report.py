@@ -167,12 +167,16 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
         f"<h1>cartoscore: {len(ranked)} sheets scored, {len(failed)} failed</h1>",
         "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>",
     ]
-    for i, row in enumerate(ranked, start=1):
+
+    def thumbnail(row: dict, alt: str) -> str:
         img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row["source"])
-        cell = ""
-        if img is not None and img.exists():
-            rel = html_lib.escape(os.path.relpath(img, path.parent))
-            cell = f"<a href='{rel}'><img src='{rel}' alt='overlay'></a>"
+        if img is None or not img.exists():
+            return ""
+        rel = html_lib.escape(os.path.relpath(img, path.parent))
+        return f"<a href='{rel}'><img src='{rel}' alt='{alt}'></a>"
+
+    for i, row in enumerate(ranked, start=1):
+        cell = thumbnail(row, "overlay")
         values = [
             str(i),
             html_lib.escape(str(row["source"])),
@@ -191,7 +195,10 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
     out.append("</table>")
     if failed:
         out.append("<h2>Failed</h2><ul>")
-        out += [f"<li class='err'>{html_lib.escape(str(r['error']))}</li>" for r in failed]
+        for r in failed:
+            tried = thumbnail(r, "places tried")  # a sheet not found: where it was looked for
+            tried = f"<br>{tried}" if tried else ""
+            out.append(f"<li class='err'>{html_lib.escape(str(r['error']))}{tried}</li>")
         out.append("</ul>")
     out.append(f"<p>Columns of the results file: {', '.join(COLUMNS)}</p></body></html>")
     path.write_text("\n".join(out) + "\n", encoding="utf-8")

@@ -10,6 +10,8 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 import app.batch
@@ -219,3 +221,25 @@ def test_a_worker_that_dies_costs_only_its_own_sheet(tmp_path):
     assert dead["error"] == f"{tmp_path / 'poison.txt'}: the worker process died while scoring it"
     totals = {Path(r["source"]).stem: r["total"] for r in rows if not r["error"]}
     assert totals == {n: TOTALS[n] for n in names if n != "poison"}
+
+
+def test_html_report_shows_where_a_sheet_not_found_was_looked_for(tmp_path):
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "wilderness-a.json", d / "a.json")
+    rng = np.random.default_rng(1)
+    table = cv2.GaussianBlur(rng.integers(0, 255, (600, 800, 3), dtype=np.uint8), (0, 0), 3)
+    cv2.imwrite(str(d / "table.png"), table)  # a photo with no sheet on it
+    (d / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    page = tmp_path / "report.html"
+    out = tmp_path / "results.csv"
+    res = run("batch", str(d), "--out", str(out), "--html", str(page), "--workers", "0")
+    assert res.exit_code == 1
+    failed = page.read_text().split("<h2>Failed</h2>")[1]
+    [table_item] = [li for li in failed.split("<li") if "table.png" in li]
+    assert "no map sheet found" in table_item and "alt='places tried'" in table_item
+    [broken_item] = [li for li in failed.split("<li") if "broken.jpg" in li]
+    assert "<img" not in broken_item
+    [tried_file] = (tmp_path / "report_files").glob("table-*.jpg")
+    tried = cv2.imread(str(tried_file))
+    assert tried is not None and tried.shape[1] / tried.shape[0] == pytest.approx(800 / 600)
