@@ -16,7 +16,8 @@ review with these thresholds instead of ``scanner.classify``'s, so the same mode
 measured with two review rules in one run; ``PATH!STEP`` reads without one of the reading
 steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``,
 ``lookalikes``, ``unfilled-ruins``: the review of ruins read empty, ``shapes``: the vote
-of outlined shapes, ``context``: the sheet-context model; repeatable,
+of outlined shapes, ``context``: the sheet-context model, ``farm-water``: the review of
+cells read as farm that may be water; repeatable,
 e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
@@ -95,6 +96,7 @@ STEPS = (
     "unfilled-ruins",
     "shapes",
     "context",
+    "farm-water",
 )
 
 
@@ -147,6 +149,7 @@ def use_model(spec: str | None) -> None:
     classify.set_unfilled_ruins("unfilled-ruins" not in out)
     classify.set_shapes("shapes" not in out)
     classify.set_context("context" not in out)
+    classify.set_farm_water("farm-water" not in out)
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     if review is None:
         classify.classify_cells = _CLASSIFY_CELLS
