@@ -13,6 +13,7 @@ from scanner.classify import FARM_OR_WATER, FARM_WATER_DOUBT, classify_cells, fa
 from scanner.layout_prior import apply_layout_prior
 from scanner.normalize import CLASSES
 from scoring.layouts import SIDE_A, parse_space
+from tests.stand_ins import FixedReader
 
 F, W, T, E = (CLASSES.index(s) for s in "FWT.")
 
@@ -37,29 +38,14 @@ def test_only_farms_keeping_a_chance_of_water_are_marked():
     assert farm_maybe_water(probs).tolist() == [True, False, False, False, True]
 
 
-class _FixedReader:
-    """Stands in for the model: the given probabilities, no features."""
-
-    probs: np.ndarray
-
-    def __init__(self, crops, layout, model, threads) -> None:
-        pass
-
-    def read(self, mirror: bool = False):
-        return self.probs, None
-
-    def mirrored(self, cells):
-        return self.probs[cells], None
-
-
 @pytest.mark.parametrize("on", [True, False])
 def test_a_sure_farm_with_water_possible_is_listed(monkeypatch, on):
     probs = np.tile(_row(E=0.9999, T=0.0001), (121, 1))
     for name in ("E4", "E5", "E6", "F5"):  # a farm shape
         probs[_index(name)] = _row(F=0.9999, W=0.0001)
     probs[_index("E5")] = _row(F=0.997, W=0.003)
-    monkeypatch.setattr(_FixedReader, "probs", apply_layout_prior(probs, SIDE_A), raising=False)
-    monkeypatch.setattr(classify, "_Reader", _FixedReader)
+    monkeypatch.setattr(FixedReader, "probs", apply_layout_prior(probs, SIDE_A), raising=False)
+    monkeypatch.setattr(classify, "_Reader", FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)
     reading = classify_cells(crops, SIDE_A, covered=False, shapes=False, farm_water=on)
     reviews = {r.space: r for r in reading.review}

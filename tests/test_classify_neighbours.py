@@ -18,6 +18,7 @@ from scanner.classify import (
 )
 from scanner.normalize import CLASSES
 from scoring.layouts import SIDE_A, parse_space, space_name
+from tests.stand_ins import FixedReader
 
 FOREST, WATER, EMPTY = (CLASSES.index(s) for s in "TW.")
 
@@ -95,29 +96,14 @@ def test_a_cell_decided_by_neighbours_is_listed_for_review():
     assert [(r.space, r.reason) for r in reviews] == [("H9", DECIDED_BY_NEIGHBOURS)]
 
 
-class _FixedReader:
-    """Stands in for the model: returns the given probabilities, no features."""
-
-    probs: np.ndarray
-
-    def __init__(self, crops, layout, model, threads) -> None:
-        pass
-
-    def read(self, mirror: bool = False):
-        return self.probs, None
-
-    def mirrored(self, cells):
-        return self.probs[cells], None
-
-
 @pytest.mark.parametrize("neighbours", [True, False])
 def test_classify_cells_applies_the_prior_and_flags_what_it_decided(monkeypatch, neighbours):
     probs = _sheet(".")
     for name in ("H8", "H10", "G9", "I9"):
         _set(probs, name, T=0.999, E=0.001)
     _set(probs, "H9", W=0.52, T=0.48)
-    monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
-    monkeypatch.setattr(classify, "_Reader", _FixedReader)
+    monkeypatch.setattr(FixedReader, "probs", probs, raising=False)
+    monkeypatch.setattr(classify, "_Reader", FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)
     reading = classify_cells(crops, SIDE_A, neighbours=neighbours, covered=False)
     r, c = parse_space("H9")
@@ -138,8 +124,8 @@ def test_neighbours_never_take_a_doubtful_cell_off_the_review(monkeypatch):
         _set(probs, name, W=0.999, E=0.001)
     _set(probs, "H9", W=0.97, T=0.03)
     assert neighbour_prior(probs, SIDE_A)[_index("H9")].max() > classify.REVIEW_MIN_PROB
-    monkeypatch.setattr(_FixedReader, "probs", probs, raising=False)
-    monkeypatch.setattr(classify, "_Reader", _FixedReader)
+    monkeypatch.setattr(FixedReader, "probs", probs, raising=False)
+    monkeypatch.setattr(classify, "_Reader", FixedReader)
     reading = classify_cells(np.zeros((121, 96, 96, 3), np.uint8), SIDE_A, covered=False)
     reviews = {x.space: x for x in reading.review}
     assert reviews["H9"].reason == "low confidence"

@@ -148,16 +148,9 @@ def test_batch_on_two_workers_gives_what_score_gives(fresh, tmp_path):
 
 @pytest.mark.parametrize("side", ["A", "B"])
 def test_a_blank_printed_sheet_scores_as_an_empty_map_once_checked(side, tmp_path):
-    import cv2
-    import numpy as np
+    from tests.stand_ins import blank_print_file
 
-    from models.synth.template import render_template
-
-    page, alpha, _, _ = render_template(side, 60.0, np.random.default_rng(5))
-    a = alpha[..., None].astype(np.float32) / 255
-    scan = (page * a + np.full_like(page, (90, 110, 130)) * (1 - a)).astype(np.uint8)
-    path = tmp_path / "unplayed.png"
-    cv2.imwrite(str(path), scan)
+    path = blank_print_file(side, tmp_path / "unplayed.png")
     truth = {"side": side, "grid": list(Map.empty(LAYOUTS[side]).grid), "coins": 0}
     corrected, _ = corrected_by_hand(path, truth, tmp_path)
     res = run("score", str(corrected), "--json", "--cards", DEAL)

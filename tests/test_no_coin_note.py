@@ -51,17 +51,9 @@ def test_drawn_spaces_counts_terrain_not_printed_or_empty():
 @pytest.mark.parametrize("side", ["A", "B"])
 def test_blank_sheet_without_coins_gets_no_such_note(side, tmp_path):
     """An unplayed sheet has no coin marked, as it should: no word about its track."""
-    import cv2
-    import numpy as np
-
-    from models.synth.template import render_template
     from scanner.pipeline import read_photo
+    from tests.stand_ins import blank_print_file
 
-    page, alpha, _, _ = render_template(side, 60.0, np.random.default_rng(5))
-    a = alpha[..., None].astype(np.float32) / 255
-    scan = (page * a + np.full_like(page, (90, 110, 130)) * (1 - a)).astype(np.uint8)
-    path = tmp_path / "unplayed.png"
-    cv2.imwrite(str(path), scan)
-    sheet = read_photo(path)
+    sheet = read_photo(blank_print_file(side, tmp_path / "unplayed.png"))
     assert sheet.coins == 0 and drawn_spaces(sheet.map.grid) == 0
     assert not any(NOTE in note for note in sheet.notes), sheet.notes
