@@ -78,7 +78,9 @@ def corrected_by_hand(photo: Path, truth: dict, folder: Path) -> tuple[Path, set
         if line.startswith("; check ")
     }
     out, r = [], 0
-    coins_doubtful = "; note: coin count" in res.stdout
+    coins_doubtful = any(
+        f"; note: {start}" in res.stdout for start in ("coin count", "no coin is read")
+    )
     for line in res.stdout.splitlines():
         if line.startswith("coins:") and coins_doubtful:
             flagged.add("coins")
