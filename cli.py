@@ -531,7 +531,7 @@ def read(
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.inputs import load_input, use_second_thread, warm_up_reader
-    from app.report import correction_text
+    from app.report import candidates_text, correction_text
     from scoring.textmap import format_text
 
     use_second_thread()
@@ -554,7 +554,8 @@ def read(
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet
     for r in sheet.review:
-        typer.echo(f"; check {r.space}: {r.reason}")
+        maybe = f" ({candidates_text(r)})" if r.candidates else ""
+        typer.echo(f"; check {r.space}: {r.reason}{maybe}")
     for note in sheet.notes:
         typer.echo(f"; note: {note}")
     for fix in sheet.corrected:

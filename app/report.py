@@ -245,12 +245,16 @@ def review_table(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> 
     if effects is not None:
         table.add_column("If it is the runner-up")
     for r in review_order(sheet.review, effects):
-        top = list(r.candidates.items())[:3]
-        cells = [r.space, r.reason, "  ".join(f"{k} {shown(v)}" for k, v in top)]
+        cells = [r.space, r.reason, candidates_text(r)]
         if effects is not None:
             cells.append(if_text(effects.get(r.space)))
         table.add_row(*cells)
     return table
+
+
+def candidates_text(r: Review) -> str:
+    """A reviewed cell's top three candidates: ``"T 0.55  V 0.41"``."""
+    return "  ".join(f"{k} {shown(v)}" for k, v in list(r.candidates.items())[:3])
 
 
 def correction_text(c: Correction) -> str:

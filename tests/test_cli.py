@@ -207,7 +207,10 @@ def test_read_prints_the_map_format(monkeypatch):
     monkeypatch.setattr(app.inputs, "read_photo", fake_photo_sheet)
     res = run("read", "table.jpg")
     assert res.exit_code == 0
-    assert res.stdout.startswith("; check C4: low confidence\nside: A\ncoins: 3\nT . .")
+    # Each cell to check says what it may be, as the report's review table does.
+    assert res.stdout.startswith(
+        "; check C4: low confidence (T 0.55  V 0.41)\nside: A\ncoins: 3\nT . ."
+    )
 
 
 def season_files(tmp_path) -> list[str]:
