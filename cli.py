@@ -279,23 +279,18 @@ def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
 
 def _write_attempts(target: Path | None, err: BaseException, source: str, n_inputs: int) -> None:
     """With ``--overlay``, when no sheet was found: the photo with every place tried."""
-    from scanner.errors import SheetNotFound
-
-    if target is None or not isinstance(err, SheetNotFound):
+    if target is None:
         return
-    from app.overlay import write_overlay
-    from scanner.overlay import draw_attempts
+    from app.overlay import write_attempts
 
-    image = draw_attempts(err)
-    if image is None:
-        return
     path = _overlay_path(target, source, n_inputs)
     try:
-        write_overlay(path, image)
+        written = write_attempts(path, err)
     except OSError as e:
         _err(f"error: {_one_line(e)}")
     else:
-        _err(f"overlay of the places tried written to {path}")
+        if written:
+            _err(f"overlay of the places tried written to {path}")
 
 
 def _one_line(err: BaseException) -> str:

@@ -197,19 +197,14 @@ def score_job(job: Job) -> dict:
 
 def _overlay_of_failure(job: Job, err: BaseException) -> None:
     """A sheet not found gets the photo with the places tried as its overlay."""
-    from scanner.errors import SheetNotFound
-
-    if job.overlay is None or not isinstance(err, SheetNotFound):
+    if job.overlay is None:
         return
-    from app.overlay import write_overlay
-    from scanner.overlay import draw_attempts
+    from app.overlay import write_attempts
 
-    image = draw_attempts(err)
-    if image is not None:
-        try:
-            write_overlay(job.overlay, image)
-        except OSError:
-            pass  # the row already says what failed; the picture is an extra
+    try:
+        write_attempts(job.overlay, err)
+    except OSError:
+        pass  # the row already says what failed; the picture is an extra
 
 
 def _score(job: Job) -> dict:

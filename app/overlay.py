@@ -249,3 +249,17 @@ def write_overlay(path: str | Path, image: np.ndarray) -> None:
     ok = cv2.imwrite(str(path), image, params)
     if not ok:
         raise OSError(f"{path}: cannot write the overlay image (unknown extension or path)")
+
+
+def write_attempts(path: str | Path, err: BaseException) -> bool:
+    """For a photo where no sheet was found (``SheetNotFound``), write the photo with
+    every place the search tried to ``path``; False when ``err`` is another failure
+    (nothing to draw). OSError if the file cannot be written."""
+    from scanner.errors import SheetNotFound
+    from scanner.overlay import draw_attempts
+
+    image = draw_attempts(err) if isinstance(err, SheetNotFound) else None
+    if image is None:
+        return False
+    write_overlay(path, image)
+    return True
