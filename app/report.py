@@ -8,7 +8,7 @@ from rich.text import Text
 
 from app.what_if import IfRunnerUp, changing, if_runner_up
 from scanner.sheet import COINS, Correction, Review, Sheet, shown
-from scoring.board import DRAWN, EMPTY, Map
+from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
 from scoring.i18n import season_name
@@ -117,7 +117,7 @@ BLANK_NOTE = "blank sheet: nothing is drawn on the map; scored as an empty map"
 
 def is_blank(game_map: Map) -> bool:
     """True when no terrain or monster is drawn on the map (an unplayed sheet)."""
-    return not any(sym in DRAWN for row in game_map.grid for sym in row)
+    return game_map.drawn_spaces() == 0
 
 
 def sheet_notes(sheet: Sheet, on_map: GameResult) -> list[str]:

@@ -43,7 +43,7 @@ from scanner.orient import Orientation, decide_orientation, feature_canvas, shee
 from scanner.photo_edge import cells_outside, describe_spaces, in_photo, outside_review
 from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet, shown
-from scoring.board import DRAWN, Map
+from scoring.board import Map
 from scoring.layouts import SIZE
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
@@ -397,12 +397,6 @@ def _read_cells(
     return classify_cells(crops, LAYOUTS[side], hidden=hidden, outlines=outlines)
 
 
-def drawn_spaces(grid: tuple[str, ...]) -> int:
-    """How many spaces of a read map hold a drawn terrain (forest, village, farm, water
-    or monster)."""
-    return sum(row.count(t) for row in grid for t in DRAWN)
-
-
 def sheet_from_scan(scan: Scan) -> Sheet:
     """Classify the cells of a :class:`Scan` (or take the reading already started) and
     assemble the :class:`Sheet`."""
@@ -419,6 +413,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
     except FileNotFoundError as e:
         raise ClassifierUnavailable(scan.source, f"the cell model is missing ({e})") from e
+    game_map = Map(reading.grid, layout)
     notes = []
     if scan.colour < COLOURLESS_BELOW:
         notes.append(
@@ -451,7 +446,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
-    elif scan.coins == 0 and (drawn := drawn_spaces(reading.grid)) >= PLAYED_SPACES:
+    elif scan.coins == 0 and (drawn := game_map.drawn_spaces()) >= PLAYED_SPACES:
         coin_confidence = min(coin_confidence, NO_COIN_CONFIDENCE)
         notes.append(
             f"no coin is read as marked, yet {drawn} map spaces are drawn: faint marks may"
@@ -467,7 +462,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         )
     return Sheet(
         source=scan.source,
-        map=Map(reading.grid, layout),
+        map=game_map,
         coins=scan.coins,
         confidence=reading.confidence,
         coin_confidence=coin_confidence,

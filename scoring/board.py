@@ -62,6 +62,10 @@ class Map:
     def at(self, space: Space) -> str:
         return self.grid[space[0]][space[1]]
 
+    def drawn_spaces(self) -> int:
+        """How many spaces hold a drawn terrain or monster (:data:`DRAWN`)."""
+        return sum(row.count(sym) for row in self.grid for sym in DRAWN)
+
     def with_terrain(self, space: Space, symbol: str) -> Map:
         """A copy with ``symbol`` drawn at ``space``."""
         r, c = space

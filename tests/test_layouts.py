@@ -37,6 +37,16 @@ def test_empty_map_holds_only_printed_terrain():
     assert m.at((2, 3)) == "^" and m.at((4, 4)) == "#" and m.at((0, 0)) == "."
 
 
+def test_drawn_spaces_count_terrain_and_monsters_not_printed_or_empty():
+    # RULES.md's five drawn kinds (forest, village, farm, water, monster); side B's
+    # printed mountains and wasteland are not drawn by players.
+    m = Map.empty(SIDE_B)
+    assert m.drawn_spaces() == 0
+    for space, symbol in zip(("A1", "A2", "C3", "K11", "E4"), "TVFWM", strict=True):
+        m = m.with_terrain(parse_space(space), symbol)
+    assert m.drawn_spaces() == 5
+
+
 def test_mountain_mismatch_names_the_space():
     grid = list(Map.empty(SIDE_A).grid)
     grid[2] = grid[2][:8] + "T" + grid[2][9:]

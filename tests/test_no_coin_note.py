@@ -13,7 +13,6 @@ import pytest
 from scanner.pipeline import (
     NO_COIN_CONFIDENCE,
     PLAYED_SPACES,
-    drawn_spaces,
     scan_photo,
     sheet_from_scan,
 )
@@ -31,7 +30,7 @@ def played_scan():
 
 def test_played_map_with_no_coin_read_is_flagged(played_scan):
     sheet = sheet_from_scan(replace(played_scan, coins=0, coin_confidence=1.0))
-    assert drawn_spaces(sheet.map.grid) >= PLAYED_SPACES
+    assert sheet.map.drawn_spaces() >= PLAYED_SPACES
     assert sheet.coins == 0
     assert sheet.coin_confidence == NO_COIN_CONFIDENCE < 0.5
     assert any(NOTE in note for note in sheet.notes)
@@ -43,11 +42,6 @@ def test_marked_coins_on_a_played_map_get_no_such_note(played_scan):
     assert not any(NOTE in note for note in sheet.notes)
 
 
-def test_drawn_spaces_counts_terrain_not_printed_or_empty():
-    grid = ("TVFWM^#....",) + ("...........",) * 10
-    assert drawn_spaces(grid) == 5
-
-
 @pytest.mark.parametrize("side", ["A", "B"])
 def test_blank_sheet_without_coins_gets_no_such_note(side, tmp_path):
     """An unplayed sheet has no coin marked, as it should: no word about its track."""
@@ -55,5 +49,5 @@ def test_blank_sheet_without_coins_gets_no_such_note(side, tmp_path):
     from tests.stand_ins import blank_print_file
 
     sheet = read_photo(blank_print_file(side, tmp_path / "unplayed.png"))
-    assert sheet.coins == 0 and drawn_spaces(sheet.map.grid) == 0
+    assert sheet.coins == 0 and sheet.map.drawn_spaces() == 0
     assert not any(NOTE in note for note in sheet.notes), sheet.notes
