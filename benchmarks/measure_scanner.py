@@ -92,6 +92,7 @@ def cell_centre_error(lattice: np.ndarray, truth: np.ndarray) -> float:
 
 
 COVERED = 0.25  # a cell this much under an occluder cannot be read
+COIN_UNDER = 0.5  # a coin's centre this opaquely covered is hidden (the truth's coins_covered)
 
 
 def measure_one(args: tuple) -> dict:
@@ -127,6 +128,7 @@ def measure_one(args: tuple) -> dict:
         "share": share,
         "kind": kind,
         "style": truth.get("style", "?"),
+        "coins_under": sum(a >= COIN_UNDER for a in truth.get("coins_covered", ())),
         **(covered_cells(scan, truth) if cells and errors[0] <= TOLERANCE else {}),
     }
 
@@ -296,6 +298,13 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
         f"        coins wrong {wrong}, of them not flagged (confidence >= 0.5): {silent}; "
         f"right but flagged: {doubted}"
     )
+    hidden = [r for r in found if r.get("coins_under")]
+    if hidden:
+        print(
+            f"        coin track partly covered on {len(hidden)} found photos: count right on "
+            f"{sum(r['coins_ok'] for r in hidden)}, wrong and not flagged on "
+            f"{sum(not r['coins_ok'] and r['coin_confidence'] >= 0.5 for r in hidden)}"
+        )
     # SHEET.md: the sheet fills 30-95 % of the frame; hard renders also go smaller.
     within = [r for r in rows if r["share"] >= SPEC_SHARE]
     if within and len(within) < n:

@@ -47,13 +47,25 @@ def occlude(
     new image (BGR uint8), each cell's covered share (11 x 11, 0..1) and the kind
     drawn. ``"none"`` returns the image as it is.
     """
+    image, shares, kind, _ = occlude_points(image, lattice, kind, seed)
+    return image, shares, kind
+
+
+def occlude_points(
+    image: np.ndarray, lattice: np.ndarray, kind: str, seed: int, points=()
+) -> tuple[np.ndarray, np.ndarray, str, np.ndarray]:
+    """:func:`occlude`, and how much the occluder covers each of ``points`` (cell units,
+    e.g. the coins' centres; outside the grid too): ``(len(points),)`` 0..1, the
+    occluder's own opacity there (its shadow not counted). The same seed paints the
+    same photo with or without points."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
     if kind not in CHOICES:
         raise ValueError(f"unknown occluder {kind!r}; choose from {', '.join(CHOICES)}")
     rng = np.random.default_rng([seed, 16_4, CHOICES.index(kind)])
     if kind == "mixed":
         kind = KINDS[int(rng.integers(len(KINDS)))]
     if kind == "none":
-        return image, np.zeros((N, N)), kind
+        return image, np.zeros((N, N)), kind, np.zeros(len(points))
     lattice = np.asarray(lattice, np.float64)
     h = cell_homography(lattice)
     cell_px = float(np.median(np.linalg.norm(np.diff(lattice, axis=1), axis=-1)))
@@ -66,6 +78,7 @@ def occlude(
     shadow_dir *= rng.uniform(0.12, 0.35) / max(np.linalg.norm(shadow_dir), 1e-9)
     blur = 0.6 + 0.02 * cell_px
     cover = np.zeros((N * COVER_PX, N * COVER_PX), np.float32)
+    on_points = np.zeros(len(points))
     to_cover = np.diag([COVER_PX, COVER_PX, 1.0])
     for piece in pieces:
         m = h @ piece.to_cells
@@ -78,9 +91,25 @@ def occlude(
         out = out * (1 - alpha[..., None]) + colour * alpha[..., None]
         side = N * COVER_PX
         cover = np.maximum(cover, _warp(piece.alpha, to_cover @ piece.to_cells, (side, side)))
+        on_points = np.maximum(on_points, _alpha_at(piece, points))
     out += rng.normal(0, 2.5, out.shape).astype(np.float32) * (out > 0)
     shares = cover.reshape(N, COVER_PX, N, COVER_PX).mean(axis=(1, 3))
-    return np.clip(out, 0, 255).astype(np.uint8), shares, kind
+    return np.clip(out, 0, 255).astype(np.uint8), shares, kind, on_points
+
+
+def _alpha_at(piece: Piece, points: np.ndarray) -> np.ndarray:
+    """The piece's opacity at each point (cell units), 0 off its raster."""
+    if not len(points):
+        return np.zeros(0)
+    raster = cv2.perspectiveTransform(
+        points.reshape(-1, 1, 2), np.linalg.inv(piece.to_cells)
+    ).reshape(-1, 2)
+    h, w = piece.alpha.shape
+    x, y = np.round(raster).astype(int).T
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    out = np.zeros(len(points))
+    out[inside] = piece.alpha[y[inside], x[inside]]
+    return out
 
 
 def cell_homography(lattice: np.ndarray) -> np.ndarray:

@@ -99,12 +99,19 @@ def _write_screenshot(path: Path, seed: int, difficulty: str, kind: str) -> dict
 
 
 def _write_occluded(path: Path, seed: int, difficulty: str, occlude: str) -> dict:
-    from benchmarks.occlude import occlude as paint
+    from benchmarks.occlude import occlude_points
     from models.synth.photo import exif_jpeg, render_photo
+    from scanner.geometry import COIN_COUNT, coin_center
 
     img, truth, shot = render_photo(seed, difficulty)
-    img, covered, kind = paint(img, truth["lattice"], occlude, seed)
-    truth = {**truth, "occluder": kind, "covered": covered.round(3).tolist()}
+    coins = [coin_center(i) for i in range(COIN_COUNT)]
+    img, covered, kind, on_coins = occlude_points(img, truth["lattice"], occlude, seed, coins)
+    truth = {
+        **truth,
+        "occluder": kind,
+        "covered": covered.round(3).tolist(),
+        "coins_covered": on_coins.round(3).tolist(),  # the occluder's opacity on each coin
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(exif_jpeg(img, shot.jpeg, shot.exif))
     return _write_truth(path, truth)

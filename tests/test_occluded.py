@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.measure_scanner import cell_centres
-from benchmarks.occlude import CHOICES, cell_homography, occlude
+from benchmarks.occlude import CHOICES, cell_homography, occlude, occlude_points
 from models.synth import make_photo
 from scanner import geometry as g
 from scanner.coins import read_coin_track
@@ -104,6 +104,26 @@ def test_occluders_are_decided_by_the_seed_and_cover_what_they_should():
     assert kinds == set(CHOICES) - {"none", "mixed"}
     with pytest.raises(ValueError):
         occlude(image, lattice, "hand", 5)
+
+
+def test_points_covered_agree_with_the_cells_covered():
+    """occlude_points paints what occlude paints, and a point it calls covered lies in a
+    covered part of the picture: cell centres agree with the cells' covered shares."""
+    image, truth = make_photo(7103, "clean")
+    lattice = truth["lattice"]
+    centres = [(c + 0.5, r + 0.5) for r in range(N) for c in range(N)]
+    seen_covered = 0
+    for kind, seed in (("card", 0), ("card", 3), ("pencil", 5), ("finger", 2)):
+        plain, shares, _ = occlude(image, lattice, kind, seed)
+        painted, shares_too, _, on = occlude_points(image, lattice, kind, seed, centres)
+        assert np.array_equal(plain, painted) and np.array_equal(shares, shares_too)
+        on = on.reshape(N, N)
+        assert not (on[shares == 0] > 0).any()  # nothing over a cell: nothing on its centre
+        seen_covered += int((on >= 0.5).sum())
+        assert (shares[on >= 0.5] > 0.2).all()  # a covered centre: a covered cell
+    assert seen_covered >= 5
+    _, _, _, none = occlude_points(image, lattice, "none", 1, centres)
+    assert not none.any()
 
 
 def test_coins_under_a_card_are_not_counted_surely():
