@@ -24,10 +24,12 @@ difficulty also reports the photos whose sheet covers at least 30 % of the frame
 ``--occlude finger|pencil|card|mixed`` paints something lying on the sheet over
 each photo (benchmarks/occlude.py; mixed: one of the three, chosen by the seed)
 and reports each kind apart; the lattice must still be right where it cannot be
-seen. ``--cells`` also reads the cells and counts those under the occluder that
-are misread without being flagged for review. Session 16 tuned on seeds
-302000-302099 (normal and hard, mixed), with 300000-300199 plain as the check
-that nothing else moved.
+seen. Photos whose coin track it partly hides (a coin's centre under it at half
+opacity or more, the truth's ``coins_covered``) get their own line: how often the count
+is right there, and how often wrong without a flag. ``--cells`` also reads the cells
+and counts those under the occluder that are misread without being flagged for review.
+Session 16 tuned on seeds 302000-302099 (normal and hard, mixed), with 300000-300199
+plain as the check that nothing else moved.
 
     python benchmarks/measure_scanner.py --n 100 --seed 302000 --occlude mixed --cells
 
