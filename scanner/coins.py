@@ -35,7 +35,8 @@ printed coins are identical, so each coin is compared with the unmarked ones
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -119,6 +120,8 @@ class CoinReading:
     confidence: float
     marks: tuple[float, ...]
     centres: tuple[tuple[float, float], ...]
+    #: Coins (0 = leftmost) whose disc is flat in the band's light: something lies on them.
+    covered: tuple[int, ...] = ()
 
 
 def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReading:
@@ -156,10 +159,21 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         return (unlit / light)[:visible]
 
     band = discs_in(on_paper=False)
+    covered = tuple(int(i) for i in np.flatnonzero(covered_coins(band)))
+    return replace(
+        _reading(band, lambda: discs_in(on_paper=True), centres, visible), covered=covered
+    )
+
+
+def _reading(
+    band: np.ndarray, paper_discs: Callable[[], np.ndarray], centres: np.ndarray, visible: int
+) -> CoinReading:
+    """Steps 3-9 of :func:`read_coin_track` on the band's discs, and, for an unsure count,
+    on the discs in the paper's light (``paper_discs()``)."""
     reading = _read_discs(band, centres, visible)
     if reading.confidence >= _SURE:
         return reading
-    paper = discs_in(on_paper=True)
+    paper = paper_discs()
     thin = _clear_thin_marks(paper)
     if thin is None:
         in_paper_light = _read_discs(paper, centres, visible)
@@ -179,6 +193,19 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         tuple(round(float(m), 4) for m in marks),
         reading.centres,
     )
+
+
+def describe_coins(coins: tuple[int, ...]) -> str:
+    """Coins (0 = leftmost) as a person counts them on the track: ``"coins 9-14"``,
+    ``"coin 3"``, ``"coins 2, 5-6"``."""
+    runs: list[list[int]] = []
+    for i in sorted(coins):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    parts = [f"{r[0] + 1}" if len(r) == 1 else f"{r[0] + 1}-{r[-1] + 1}" for r in runs]
+    return ("coin " if len(coins) == 1 else "coins ") + ", ".join(parts)
 
 
 def _clear_thin_marks(paper: np.ndarray) -> tuple[np.ndarray, int, float] | None:

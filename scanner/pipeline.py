@@ -22,7 +22,7 @@ import numpy as np
 
 from scanner import geometry as g
 from scanner.cells import cut_cells
-from scanner.coins import CoinReading, read_coin_track
+from scanner.coins import CoinReading, describe_coins, read_coin_track
 from scanner.colourless import COLOURLESS_BELOW, colour_spread
 from scanner.detect import (
     GOOD_ENOUGH,
@@ -350,6 +350,7 @@ def _debug(
         "coin_marks": coins.marks,
         "coins_seen": len(coins.centres),
         "coins_cut_marked": cut,
+        "coins_covered": coins.covered,
         "coin_centres_cells": [
             (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
             for x, y in coins.centres
@@ -443,6 +444,14 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(
             f"coin {cut[0] + 1} is cut by the photo's edge and read as marked: the count"
             f" {scan.coins} is uncertain (give --coins N)"
+        )
+    elif covered := scan.debug.get("coins_covered"):
+        # Like a cut coin, a covered one cannot be read: the count stands, unsure.
+        coin_confidence = min(coin_confidence, CUT_COIN_CONFIDENCE)
+        notes.append(
+            f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
+            f" (a finger, pencil or card on the track?): the count {scan.coins} is uncertain"
+            " (give --coins N)"
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")

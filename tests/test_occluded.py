@@ -12,11 +12,12 @@ import pytest
 
 from benchmarks.measure_scanner import cell_centres
 from benchmarks.occlude import CHOICES, cell_homography, occlude, occlude_points
+from benchmarks.rendered import rendered_sample
 from models.synth import make_photo
 from scanner import geometry as g
-from scanner.coins import read_coin_track
+from scanner.coins import describe_coins, read_coin_track
 from scanner.detect import Pyramid, ink_image, mountain_shift
-from scanner.pipeline import scan_photo
+from scanner.pipeline import read_photo, scan_photo
 
 N = 11
 
@@ -124,6 +125,44 @@ def test_points_covered_agree_with_the_cells_covered():
     assert seen_covered >= 5
     _, _, _, none = occlude_points(image, lattice, "none", 1, centres)
     assert not none.any()
+
+
+def test_coins_under_a_card_over_part_of_the_track_are_named():
+    image, truth = make_photo(7103, "normal")
+    scan = scan_photo(image)
+    assert read_coin_track(scan.view).covered == ()
+    view = scan.view.copy()
+    x0, y0 = g.to_canonical_px(g.COIN_FIRST_X + 7.5 * g.COIN_SPACING, g.COIN_Y - 0.9)
+    x1, y1 = g.to_canonical_px(g.COIN_FIRST_X + 14 * g.COIN_SPACING, g.COIN_Y + 1.2)
+    card = np.full((int(y1) - int(y0), int(x1) - int(x0), 3), (205, 222, 232), np.float32)
+    card += np.random.default_rng(0).normal(0, 2.0, card.shape)
+    view[int(y0) : int(y1), int(x0) : int(x1)] = np.clip(card, 0, 255).astype(np.uint8)
+    reading = read_coin_track(view)
+    assert reading.covered == tuple(range(8, 14)) and reading.confidence < 0.5
+    assert describe_coins(reading.covered) == "coins 9-14"
+    assert describe_coins((2,)) == "coin 3" and describe_coins((1, 4, 5)) == "coins 2, 5-6"
+
+
+def test_a_photo_with_a_card_on_the_coin_track_says_which_coins_it_hides(tmp_path):
+    """Tuning occlusion 302068 (normal): a card over coins 6-11; the count cannot be read
+    there, and the note names coins the card truly hides (the truth's coins_covered)."""
+    path, truth = rendered_sample(str(tmp_path), 302068, "normal", "mixed")
+    assert truth["occluder"] == "card"
+    sheet = read_photo(path)
+    [note] = [n for n in sheet.notes if "look covered" in n]
+    named = {
+        int(k)
+        for part in note.split(" look")[0].removeprefix("coins ").split(", ")
+        for k in _span(part)
+    }
+    hidden = {i + 1 for i, a in enumerate(truth["coins_covered"]) if a >= 0.5}
+    assert named and named <= hidden
+    assert sheet.coin_confidence < 0.5
+
+
+def _span(part: str) -> range:
+    first, _, last = part.partition("-")
+    return range(int(first), int(last or first) + 1)
 
 
 def test_coins_under_a_card_are_not_counted_surely():
