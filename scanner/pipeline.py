@@ -240,7 +240,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     # Cut coins the count calls marked: the count stands, unsure, and says why.
     cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
     if cut:
-        coins = replace(coins, confidence=min(coins.confidence, CUT_COIN_CONFIDENCE))
+        coins = replace(coins, confidence=min(coins.confidence, DOUBTED_COUNT_CONFIDENCE))
     to_full = _work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
@@ -304,9 +304,10 @@ def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
 #: Half the height of the strip around a coin its reading looks at (the band above and
 #: below it, scanner/coins.py), in cells.
 COIN_STRIP = 0.3
-#: The confidence a count is given at most when it calls a coin cut by the photo's edge
-#: marked (below 0.5: the report says the count is uncertain).
-CUT_COIN_CONFIDENCE = 0.45
+#: The confidence a count keeps at most when the pipeline doubts it (below 0.5: the report
+#: says the count is uncertain): it calls a coin cut by the photo's edge marked, some coins
+#: look covered, or no coin is read on a played map.
+DOUBTED_COUNT_CONFIDENCE = 0.45
 
 
 def coins_cut(homography: np.ndarray, shape: tuple[int, ...], visible: int) -> tuple[int, ...]:
@@ -382,9 +383,6 @@ UNSURE_FIT = 0.7
 #: played: coins come with shapes and surrounded mountains, so a coin track read all
 #: unmarked there is more likely faint ticks missed than a game without a coin.
 PLAYED_SPACES = 30
-#: The coin confidence a track read unmarked on a played map keeps at most (under the
-#: review line of 0.5).
-NO_COIN_CONFIDENCE = 0.45
 
 
 def _read_cells(
@@ -446,8 +444,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             f" {scan.coins} is uncertain (give --coins N)"
         )
     elif covered := scan.debug.get("coins_covered"):
-        # Like a cut coin, a covered one cannot be read: the count stands, unsure.
-        coin_confidence = min(coin_confidence, CUT_COIN_CONFIDENCE)
+        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
             f" (a finger, pencil or card on the track?): the count {scan.coins} is uncertain"
@@ -456,17 +453,17 @@ def sheet_from_scan(scan: Scan) -> Sheet:
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
     elif scan.coins == 0 and (drawn := game_map.drawn_spaces()) >= PLAYED_SPACES:
-        coin_confidence = min(coin_confidence, NO_COIN_CONFIDENCE)
+        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"no coin is read as marked, yet {drawn} map spaces are drawn: faint marks may"
             " be missed; check the coin track (give --coins N)"
         )
     review = reading.review
-    cut = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
-    if cut:
-        review = outside_review(reading.review, reading.probabilities, cut)
+    cut_spaces = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
+    if cut_spaces:
+        review = outside_review(reading.review, reading.probabilities, cut_spaces)
         notes.append(
-            f"the photo's edge cuts {len(cut)} map spaces ({describe_spaces(scan.outside)}):"
+            f"the photo's edge cuts {len(cut_spaces)} map spaces ({describe_spaces(scan.outside)}):"
             " their reading is a guess; check them, or photograph the whole grid"
         )
     return Sheet(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scanner.pipeline import (
-    NO_COIN_CONFIDENCE,
+    DOUBTED_COUNT_CONFIDENCE,
     PLAYED_SPACES,
     scan_photo,
     sheet_from_scan,
@@ -32,7 +32,7 @@ def test_played_map_with_no_coin_read_is_flagged(played_scan):
     sheet = sheet_from_scan(replace(played_scan, coins=0, coin_confidence=1.0))
     assert sheet.map.drawn_spaces() >= PLAYED_SPACES
     assert sheet.coins == 0
-    assert sheet.coin_confidence == NO_COIN_CONFIDENCE < 0.5
+    assert sheet.coin_confidence == DOUBTED_COUNT_CONFIDENCE < 0.5
     assert any(NOTE in note for note in sheet.notes)
 
 

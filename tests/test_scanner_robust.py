@@ -233,7 +233,7 @@ def test_a_count_calling_a_cut_coin_marked_is_uncertain_and_says_why(monkeypatch
     photo's edge, the count would stand, unsure, with a note naming the coin."""
     monkeypatch.setattr(pipeline, "coins_cut", lambda h, shape, visible: (0,))
     scan = scan_photo(SAMPLE_PHOTO)
-    assert scan.coins == 7 and scan.coin_confidence <= pipeline.CUT_COIN_CONFIDENCE
+    assert scan.coins == 7 and scan.coin_confidence <= pipeline.DOUBTED_COUNT_CONFIDENCE
     notes = sheet_from_scan(scan).notes
     assert any("coin 1 is cut by the photo's edge" in note for note in notes)
     assert any("--coins" in note for note in notes)
