@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from scanner import geometry as g
+from scanner.sheet import spans
 
 MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
 _REFERENCE_COINS = 3  # the brightest coins, taken as unmarked for the reference
@@ -198,13 +199,7 @@ def _reading(
 def describe_coins(coins: tuple[int, ...]) -> str:
     """Coins (0 = leftmost) as a person counts them on the track: ``"coins 9-14"``,
     ``"coin 3"``, ``"coins 2, 5-6"``."""
-    runs: list[list[int]] = []
-    for i in sorted(coins):
-        if runs and i == runs[-1][-1] + 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    parts = [f"{r[0] + 1}" if len(r) == 1 else f"{r[0] + 1}-{r[-1] + 1}" for r in runs]
+    parts = spans(coins, lambda i: str(i + 1))
     return ("coin " if len(coins) == 1 else "coins ") + ", ".join(parts)
 
 

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from scanner.normalize import CLASSES
-from scanner.sheet import Review
+from scanner.sheet import Review, spans
 from scoring.layouts import SIZE, parse_space, space_name
 
 #: How far from a cell's centre, along each axis (cells), the photo must still show it.
@@ -53,19 +53,12 @@ def describe_spaces(cells: tuple[int, ...]) -> str:
     rows = [r for r in range(SIZE) if all(r * SIZE + c in chosen for c in range(SIZE))]
     rest = [i for i in cells if i % SIZE not in columns and i // SIZE not in rows]
 
-    def spans(kind: str, picked: list[int], label) -> list[str]:
+    def lines(kind: str, picked: list[int], label) -> list[str]:
         """Runs of consecutive picked lines: "column 11", "columns 1-2"."""
-        runs = np.split(np.array(picked, int), np.flatnonzero(np.diff(picked) > 1) + 1)
-        return [
-            f"{kind} {label(run[0])}"
-            if len(run) == 1
-            else f"{kind}s {label(run[0])}-{label(run[-1])}"
-            for run in runs
-            if len(run)
-        ]
+        return [f"{kind}{'s' if '-' in run else ''} {run}" for run in spans(picked, label)]
 
-    parts = spans("column", columns, lambda c: str(c + 1))
-    parts += spans("row", rows, lambda r: "ABCDEFGHIJK"[r])
+    parts = lines("column", columns, lambda c: str(c + 1))
+    parts += lines("row", rows, lambda r: "ABCDEFGHIJK"[r])
     names = [space_name(divmod(i, SIZE)) for i in rest]
     parts += names[:4] + (["..."] if len(names) > 4 else [])
     return ", ".join(parts)

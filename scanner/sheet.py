@@ -28,6 +28,18 @@ def shown(p: float) -> str:
     return f"{hundredths // 100}.{hundredths % 100:02d}"
 
 
+def spans(values, label=str) -> list[str]:
+    """Runs of consecutive integers in words, each value put through ``label``:
+    ``[2, 3, 4, 7]`` -> ``["2-4", "7"]``."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return [label(r[0]) if len(r) == 1 else f"{label(r[0])}-{label(r[-1])}" for r in runs]
+
+
 #: The ``space`` of a :class:`Correction` that sets the number of marked coins.
 COINS = "coins"
 
