@@ -4,7 +4,8 @@ A photo is rendered once per (seed, difficulty) into a folder, with its truth
 next to it; ``--dir`` keeps the folder for another run or for looking at misses.
 With ``occlude`` (benchmarks/occlude.py) a finger, pencil or card is painted on
 the rendered picture before it is saved; the truth then also says which kind
-was drawn and each cell's covered share ("occluder", "covered"). With
+was drawn, each cell's covered share and the occluder's opacity on each coin
+("occluder", "covered", "coins_covered"). With
 ``occlude`` "screen:KIND" the picture is put on a phone or computer screen
 instead (benchmarks/screenshot.py) and the truth says which ("screenshot"); with
 "grey-print" the game is drawn on a black-and-white home print (benchmarks/grey_print.py;
