@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from models import synth  # noqa: E402
 from scanner import classify  # noqa: E402
 from scanner.cells import cut_cells  # noqa: E402
-from scanner.normalize import model_inputs  # noqa: E402
 from scoring.layouts import LAYOUTS  # noqa: E402
 
 
@@ -66,7 +65,7 @@ def main() -> None:
                 )
                 whole.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                feed = model_inputs(crops, layout, classify.input_px(sess))
+                feed = classify.session_inputs(sess, crops, layout)
                 t1 = time.perf_counter()
                 logits, features = sess.run(None, feed)
                 t2 = time.perf_counter()

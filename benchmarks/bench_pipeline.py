@@ -1,6 +1,7 @@
 """Time photo -> score on 12 MP JPEGs, and batch throughput on 1 and 2 worker processes.
 
 ``python benchmarks/bench_pipeline.py [--photos 8] [--rounds 3] [--batch 16] [--model PATH]``
+(``--batch 0`` skips step 3)
 
 1. Renders ``--photos`` sheets with ``models.synth`` and stores them as 4032 x 3024
    JPEGs (quality 92, as a phone writes them).
@@ -174,6 +175,8 @@ def main() -> None:
             f"{statistics.median(block) / statistics.median(block_read):.2f} (target <= 1.0)"
         )
 
+        if args.batch <= 0:  # --batch 0: the one-process timings only
+            return
         jobs = [
             Job(p, t["cards"]) for p, t in (photos * (args.batch // len(photos) + 1))[: args.batch]
         ]

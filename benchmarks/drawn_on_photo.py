@@ -28,7 +28,8 @@ the re-shoot put the grid; also among the photos whose sheet fills at least 30 %
 frame, SHEET.md's range), how often the side or the way up is wrong, cells right
 (the printed mountains and wasteland apart: the layout fixes them), sheets entirely
 right, coin counts right, how many misread cells the review lists, the commonest
-misreadings (truth>read), and the same by drawing style.
+misreadings (truth>read), and the same by drawing style; before each photo's line, every
+sheet with a misread cell (its seed, style and commonest misreadings).
 The photo's own light, print, paper and camera stay as they were; only the drawing is
 ours. Seeds count from ``--seed`` per photo; styles take turns.
 """
@@ -198,6 +199,13 @@ def main() -> None:
                 for r, c in wrong:
                     misread[f"{game.grid[r][c]}>{sheet.map.grid[r][c]}"] += 1
                 flagged = sum(space_name(rc) in reviewed for rc in wrong)
+                if wrong:
+                    kinds = Counter(f"{game.grid[r][c]}>{sheet.map.grid[r][c]}" for r, c in wrong)
+                    print(
+                        f"  seed {seed} ({style}): {len(wrong)} misread ("
+                        + ", ".join(f"{k} {n}" for k, n in kinds.most_common(3))
+                        + f"), {flagged} of them listed"
+                    )
                 errors = [
                     cell_centre_error(np.rot90(drawn.lattice, k, axes=(0, 1)), truth)
                     for k in range(4)

@@ -92,6 +92,7 @@ from scanner.normalize import (
     INPUT_PX,
     PAPER_LEVEL,
     balance_sheet,
+    model_image,
     ruins_flags,
     to_tensor,
 )
@@ -553,7 +554,7 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     """
     import onnxruntime as ort
 
-    from scanner.classify import apply_layout_prior
+    from scanner.classify import apply_layout_prior, image_codes
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     k = len(CLASSES)
@@ -565,7 +566,7 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     all_probs, all_truth, plain = [], [], []
     for s in range(n_sheets):
         sl = slice(s * SIZE * SIZE, (s + 1) * SIZE * SIZE)
-        x = to_tensor(val.images[sl])
+        x = model_image(val.images[sl], image_codes(sess))
         (logits,) = sess.run(["logits"], {"image": x, "ruins": val.ruins[sl]})
         z = np.exp(logits - logits.max(1, keepdims=True))
         probs = z / z.sum(1, keepdims=True)

@@ -24,15 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
-from scanner.classify import MODEL_PATH, model_input_px
+from scanner.classify import MODEL_PATH, image_codes, model_input_px
 from scanner.context import N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
 from scanner.normalize import (
     CLASSES,
     FEATURES_OUTPUT,
     IMAGE_INPUT,
     RUINS_INPUT,
+    model_image,
     ruins_flags,
-    to_tensor,
 )
 from scanner.votes import _softmax
 from scoring.layouts import LAYOUTS, SIZE
@@ -48,6 +48,7 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    codes = image_codes(sess)
     n = len(data.side)
     out = {
         "logits": np.zeros((n, SIZE * SIZE, len(CLASSES)), np.float32),
@@ -60,7 +61,8 @@ def sheet_arrays(data: CellSet, model: Path = MODEL_PATH) -> dict[str, np.ndarra
     for i, side in enumerate(data.side):
         cells = slice(starts[i], starts[i] + SIZE * SIZE)
         layout = LAYOUTS[side]
-        feed = {IMAGE_INPUT: to_tensor(data.images[cells]), RUINS_INPUT: ruins_flags(layout)}
+        image = model_image(data.images[cells], codes)
+        feed = {IMAGE_INPUT: image, RUINS_INPUT: ruins_flags(layout)}
         out["logits"][i], out["features"][i] = sess.run(["logits", FEATURES_OUTPUT], feed)
         out["labels"][i] = data.labels[cells]
         out["printed"][i] = printed_kinds(layout)

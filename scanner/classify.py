@@ -32,10 +32,13 @@ from scanner.covered import COVERED, covered_cells
 from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
 from scanner.normalize import (
     CLASSES,
+    CODES_SCALE_KEY,
+    CODES_ZERO_POINT_KEY,
     FEATURES_OUTPUT,
     IMAGE_INPUT,
     INPUT_PX,
     RUINS_INPUT,
+    ink_codes,
     model_inputs,
 )
 from scanner.shapes import edge_lines, shape_vote
@@ -89,6 +92,7 @@ _farm_water = True
 _shapes = True
 _context = True
 _sessions: dict[tuple[str, int], object] = {}
+_codes: dict[object, np.ndarray | None] = {}  # per session: image_codes
 
 
 class ModelNotFound(FileNotFoundError):
@@ -225,11 +229,38 @@ def predict_probabilities(
 
 
 def input_px(sess) -> int:
-    """Side of the square image a model session reads (its ``image`` input)."""
+    """Side of the square image a model session reads (its ``image`` input, channels
+    first or, 8-bit codes, last: axis 2 is the width either way)."""
     for arg in sess.get_inputs():
-        if arg.name == IMAGE_INPUT and isinstance(arg.shape[-1], int):
-            return arg.shape[-1]
+        if arg.name == IMAGE_INPUT and isinstance(arg.shape[2], int):
+            return arg.shape[2]
     return INPUT_PX
+
+
+def image_codes(sess) -> np.ndarray | None:
+    """The 8-bit codes table (:func:`scanner.normalize.ink_codes`) of a model session whose
+    image input is codes (``models.quantize.code_input``), or None: it reads ink amounts.
+    Made once per session."""
+    if sess not in _codes:
+        meta = sess.get_modelmeta().custom_metadata_map
+        _codes[sess] = (
+            ink_codes(float(meta[CODES_SCALE_KEY]), int(meta[CODES_ZERO_POINT_KEY]))
+            if CODES_SCALE_KEY in meta
+            else None
+        )
+    return _codes[sess]
+
+
+def session_inputs(sess, crops: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
+    """:func:`scanner.normalize.model_inputs` as the model of ``sess`` reads them (its
+    input size, ink amounts or 8-bit codes)."""
+    return model_inputs(crops, layout, input_px(sess), image_codes(sess))
+
+
+
+def _mirrored(image: np.ndarray) -> np.ndarray:
+    """Cells mirrored left-right: 8-bit codes are channels last, ink amounts first."""
+    return image[:, :, ::-1] if image.dtype == np.uint8 else image[..., ::-1]
 
 
 def model_input_px(model: Path) -> int:
@@ -244,7 +275,7 @@ class _Reader:
         self, crops: np.ndarray, layout: Layout, model: Path | None, threads: int | None
     ) -> None:
         self.sess = model_session(model, threads)
-        self.feed = model_inputs(crops, layout, input_px(self.sess))
+        self.feed = session_inputs(self.sess, crops, layout)
         names = [o.name for o in self.sess.get_outputs()]
         self.wanted = ["logits"] + ([FEATURES_OUTPUT] if FEATURES_OUTPUT in names else [])
 
@@ -259,7 +290,7 @@ class _Reader:
         if not mirror:
             return self._run(image, ruins)
         probs, features = self._run(
-            np.concatenate([image, image[..., ::-1]]), np.concatenate([ruins, ruins])
+            np.concatenate([image, _mirrored(image)]), np.concatenate([ruins, ruins])
         )
         n = len(image)
         probs = (probs[:n] + probs[n:]) / 2
@@ -267,7 +298,7 @@ class _Reader:
 
     def mirrored(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The given cells (indices) read mirrored left-right."""
-        image = np.ascontiguousarray(self.feed[IMAGE_INPUT][cells][..., ::-1])
+        image = np.ascontiguousarray(_mirrored(self.feed[IMAGE_INPUT][cells]))
         return self._run(image, self.feed[RUINS_INPUT][cells])
 
 

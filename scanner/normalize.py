@@ -10,7 +10,10 @@ Pipeline for one sheet (all numpy, no torch):
    so the paper becomes ``PAPER_LEVEL`` grey whatever the lamp: warm light no longer
    turns farms into villages, and colour stays *relative* to the sheet.
 3. :func:`to_tensor` turns balanced ``uint8`` crops into ``float32`` NCHW ink amounts,
-   ``1 - value / PAPER_LEVEL`` (paper 0, black ink ~1), RGB order.
+   ``1 - value / PAPER_LEVEL`` (paper 0, black ink ~1), RGB order. The 8-bit model the
+   scanner runs (``models.quantize``) reads instead the 8-bit codes its first layer
+   would quantize those ink amounts to (:func:`ink_codes`, :func:`to_codes`): one table
+   lookup per pixel, the very same numbers, channels last.
 4. :func:`ruins_flags` tells the model which cells carry the printed ruins icon
    (known from the layout), as a second input.
 
@@ -36,6 +39,10 @@ IMAGE_INPUT = "image"
 RUINS_INPUT = "ruins"
 #: Second model output: the pooled feature vector the classifier head reads (per cell).
 FEATURES_OUTPUT = "features"
+#: Metadata keys of an 8-bit model whose image input is 8-bit codes (``models.quantize``):
+#: the scale and zero point its first layer quantized the ink amounts with.
+CODES_SCALE_KEY = "image_scale"
+CODES_ZERO_POINT_KEY = "image_zero_point"
 
 #: Class order of the model's output (text-map symbols, RULES.md §5).
 CLASSES = ".TVFWM^#"
@@ -111,6 +118,32 @@ def to_tensor(balanced: np.ndarray, bgr: bool = True) -> np.ndarray:
     return x
 
 
+def ink_codes(scale: float, zero_point: int) -> np.ndarray:
+    """``(256,)`` uint8: the 8-bit code of each balanced grey level's ink amount.
+
+    As onnxruntime's ``QuantizeLinear`` makes it from :func:`to_tensor`'s ink amount
+    ``x``: ``x / scale`` rounded half to even, plus ``zero_point``, saturated to 0..255.
+    """
+    grey = np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 1, 256, 1), 3, axis=3)
+    ink = to_tensor(grey, bgr=False)[0, 0, 0]
+    codes = np.rint(ink / np.float32(scale)) + np.float32(zero_point)
+    return np.clip(codes, 0, 255).astype(np.uint8)
+
+
+def to_codes(balanced: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Balanced ``(N, px, px, 3)`` BGR crops -> ``(N, px, px, 3)`` uint8 codes
+    (:func:`ink_codes`), RGB, channels last: what an 8-bit model with code input reads."""
+    n, h, w, _ = balanced.shape
+    rgb = cv2.cvtColor(np.ascontiguousarray(balanced).reshape(n * h, w, 3), cv2.COLOR_BGR2RGB)
+    return cv2.LUT(rgb, codes).reshape(n, h, w, 3)
+
+
+def model_image(balanced: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
+    """The image input of a model for balanced BGR crops: float ink amounts
+    (:func:`to_tensor`), or, given a model's ``codes`` table, its 8-bit codes."""
+    return to_tensor(balanced) if codes is None else to_codes(balanced, codes)
+
+
 def ruins_flags(layout: Layout) -> np.ndarray:
     """``(121, 1)`` float32: 1 where the layout prints a ruins icon, row-major."""
     flags = np.zeros((SIZE * SIZE, 1), np.float32)
@@ -125,11 +158,14 @@ def balance_sheet(crops: np.ndarray, px: int = INPUT_PX) -> np.ndarray:
     return white_balance(small, paper_colour(small))
 
 
-def model_inputs(crops: np.ndarray, layout: Layout, px: int = INPUT_PX) -> dict[str, np.ndarray]:
-    """Everything the ONNX model needs for one sheet's 121 BGR crops (read at ``px``)."""
+def model_inputs(
+    crops: np.ndarray, layout: Layout, px: int = INPUT_PX, codes: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Everything the ONNX model needs for one sheet's 121 BGR crops (read at ``px``;
+    ``codes``: the model reads 8-bit codes, :func:`model_image`)."""
     if crops.shape[0] != SIZE * SIZE:
         raise ValueError(f"expected {SIZE * SIZE} crops (one sheet), got {crops.shape[0]}")
     return {
-        IMAGE_INPUT: to_tensor(balance_sheet(crops, px)),
+        IMAGE_INPUT: model_image(balance_sheet(crops, px), codes),
         RUINS_INPUT: ruins_flags(layout),
     }

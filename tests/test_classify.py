@@ -31,8 +31,11 @@ def test_committed_model_is_small_and_has_the_documented_inputs():
     assert classify.MODEL_PATH.is_file()
     assert classify.MODEL_PATH.stat().st_size <= 2 * 1024 * 1024
     sess = classify._session(classify.MODEL_PATH, 1)
-    names = {i.name: i.shape for i in sess.get_inputs()}
-    assert names["image"][1:] == [3, 48, 48] and names["ruins"][1:] == [1]
+    inputs = {i.name: i for i in sess.get_inputs()}
+    # The 8-bit model reads its first layer's codes, channels last (models.quantize).
+    assert inputs["image"].shape[1:] == [48, 48, 3] and inputs["image"].type == "tensor(uint8)"
+    assert inputs["ruins"].shape[1:] == [1]
+    assert classify.image_codes(sess) is not None
     assert sess.get_outputs()[0].shape[1] == len(CLASSES)
 
 

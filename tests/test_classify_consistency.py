@@ -101,7 +101,7 @@ def test_committed_model_exports_the_features_the_head_reads():
     assert FEATURES_OUTPUT in outputs and outputs[FEATURES_OUTPUT][0] == "cells"
     model = onnx.load(str(classify.MODEL_PATH))
     head = next(i for i in model.graph.initializer if i.name == "head.weight")
-    x = np.random.default_rng(3).random((5, 3, 48, 48), np.float32)
+    x = np.random.default_rng(3).integers(0, 256, (5, 48, 48, 3), np.uint8)  # 8-bit codes
     ruins = np.array([[0], [1], [0], [0], [1]], np.float32)
     logits, feats = sess.run(["logits", FEATURES_OUTPUT], {"image": x, "ruins": ruins})
     bias = next(i for i in model.graph.initializer if i.name == "head.bias")

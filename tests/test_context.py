@@ -27,7 +27,7 @@ from scanner.context import (
     context_read,
     printed_kinds,
 )
-from scanner.normalize import CLASSES, model_inputs
+from scanner.normalize import CLASSES
 from scoring.layouts import LAYOUTS, SIDE_A, SIDE_B, space_name
 
 
@@ -42,7 +42,7 @@ def _rendered(seed: int, difficulty: str):
 
 def _cell_model(crops, layout):
     sess = classify._session(classify.MODEL_PATH, 1)
-    feed = model_inputs(crops, layout)
+    feed = classify.session_inputs(sess, crops, layout)
     logits, features = sess.run(["logits", "features"], feed)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True), features

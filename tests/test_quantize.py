@@ -7,10 +7,20 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from models.quantize import FLOAT_MODEL, INT8_MODEL, int8_path, quantize
+from models.quantize import FLOAT_MODEL, INT8_MODEL, code_input, int8_path, quantize
 from scanner import classify
 from scanner.cells import cut_cells
-from scanner.normalize import CLASSES, FEATURES_OUTPUT, model_inputs
+from scanner.normalize import (
+    CLASSES,
+    FEATURES_OUTPUT,
+    IMAGE_INPUT,
+    RUINS_INPUT,
+    balance_sheet,
+    ink_codes,
+    model_image,
+    ruins_flags,
+    to_tensor,
+)
 from scoring.layouts import LAYOUTS
 
 # Rendered with seeds far from the training (0..), calibration (0..23) and validation ranges.
@@ -18,21 +28,29 @@ SEEDS = ((4_000_011, "normal"), (4_000_012, "hard"), (4_000_013, "clean"))
 
 
 @cache
-def _feeds() -> dict[str, np.ndarray]:
+def _cells() -> tuple[np.ndarray, np.ndarray]:
+    """The rendered sheets' balanced crops and ruins flags."""
     from models import synth
 
-    feeds = []
+    images, ruins = [], []
     for seed, difficulty in SEEDS:
         view, truth = synth.make_view(seed, difficulty)
-        feeds.append(model_inputs(cut_cells(view), LAYOUTS[truth["side"]]))
-    return {k: np.concatenate([f[k] for f in feeds]) for k in feeds[0]}
+        images.append(balance_sheet(cut_cells(view)))
+        ruins.append(ruins_flags(LAYOUTS[truth["side"]]))
+    return np.concatenate(images), np.concatenate(ruins)
+
+
+def _run(sess, images: np.ndarray, ruins: np.ndarray) -> list[np.ndarray]:
+    """Logits and features, the image given as the model reads it (ink amounts or codes)."""
+    feed = {IMAGE_INPUT: model_image(images, classify.image_codes(sess)), RUINS_INPUT: ruins}
+    return sess.run(["logits", FEATURES_OUTPUT], feed)
 
 
 @cache
 def _outputs(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Class probabilities and features of the model file on the rendered cells (once each)."""
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    logits, features = sess.run(["logits", FEATURES_OUTPUT], _feeds())
+    logits, features = _run(sess, *_cells())
     z = np.exp(logits - logits.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True), features
 
@@ -67,3 +85,54 @@ def test_quantize_writes_a_model_that_agrees_with_its_source(tmp_path: Path):
     assert _agree(FLOAT_MODEL, out) >= 0.98
     names = [o.name for o in ort.InferenceSession(str(out)).get_outputs()]
     assert names == ["logits", FEATURES_OUTPUT]
+
+
+def test_the_8_bit_copy_reads_codes_and_answers_exactly_as_from_ink_amounts(tmp_path: Path):
+    inks = quantize(FLOAT_MODEL, tmp_path / "inks.onnx", sheets=3, codes=False)
+    coded = tmp_path / "codes.onnx"
+    coded.write_bytes(inks.read_bytes())
+    code_input(coded)
+    graph = onnx.load(str(coded)).graph
+    (image,) = [i for i in graph.input if i.name == IMAGE_INPUT]
+    assert image.type.tensor_type.elem_type == onnx.TensorProto.UINT8
+    assert [d.dim_value for d in image.type.tensor_type.shape.dim][1:] == [48, 48, 3]
+    assert "QuantizeLinear" not in [n.op_type for n in graph.node if IMAGE_INPUT in n.input]
+    images, ruins = _cells()
+    sessions = [
+        ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]) for p in (inks, coded)
+    ]
+    assert classify.image_codes(sessions[0]) is None
+    codes = classify.image_codes(sessions[1])
+    # The lighter the grey, the less ink: black's code is the highest, paper's (224) lower.
+    assert np.all(np.diff(codes.astype(int)) <= 0) and codes[0] > codes[224]
+    for cells in (images, images[:, :, ::-1]):  # as read, and mirrored left-right
+        for a, b in zip(
+            _run(sessions[0], cells, ruins), _run(sessions[1], cells, ruins), strict=True
+        ):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_codes_are_what_onnxruntime_quantizes_the_ink_amounts_to():
+    from onnx import helper, numpy_helper
+
+    grey = np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 1, 256, 1), 3, axis=3)
+    ink = to_tensor(grey, bgr=False)[0, 0, 0]
+    rng = np.random.default_rng(0)
+    for scale, zero_point in [(0.004462371, 31)] + [
+        (float(rng.uniform(0.002, 0.02)), int(rng.integers(0, 80))) for _ in range(50)
+    ]:
+        graph = helper.make_graph(
+            [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
+            "q",
+            [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [256])],
+            [helper.make_tensor_value_info("y", onnx.TensorProto.UINT8, [256])],
+            [
+                numpy_helper.from_array(np.array(scale, np.float32), "s"),
+                numpy_helper.from_array(np.array(zero_point, np.uint8), "z"),
+            ],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        expected = sess.run(None, {"x": ink})[0]
+        np.testing.assert_array_equal(ink_codes(np.float32(scale), zero_point), expected)
