@@ -257,7 +257,6 @@ def session_inputs(sess, crops: np.ndarray, layout: Layout) -> dict[str, np.ndar
     return model_inputs(crops, layout, input_px(sess), image_codes(sess))
 
 
-
 def _mirrored(image: np.ndarray) -> np.ndarray:
     """Cells mirrored left-right: 8-bit codes are channels last, ink amounts first."""
     return image[:, :, ::-1] if image.dtype == np.uint8 else image[..., ::-1]
