@@ -23,7 +23,7 @@ import numpy as np
 from scanner import geometry as g
 from scanner.cells import cut_cells
 from scanner.coins import CoinReading, describe_coins, read_coin_track
-from scanner.colourless import COLOURLESS_BELOW, colour_spread
+from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread
 from scanner.detect import (
     GOOD_ENOUGH,
     Detection,
@@ -225,12 +225,13 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = best.homography @ rotation(k)
     lattice_work = turn_lattice(best.lattice, k)
     view = rectify_grid(image, h_work, lattice_work)
+    colour = colour_spread(view)
     cells = None
     if _overlap:
         # The model reads the cells in the second thread while this one looks for
         # covered cells and measures the cells' edge lines, which that reading takes
         # from here, and then reads the coins: the reading has them when it needs them.
-        crops = cut_cells(view)
+        crops = cut_cells(cells_view(view, colour))
         hidden, outlines = Future(), Future()
         cells = _background(_read_cells, crops, orientation.side, hidden, outlines)
         _settle_for_cells(hidden, outlines, crops, orientation.side)
@@ -254,7 +255,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         side_confidence=orientation.side_confidence,
         orientation_confidence=orientation.orientation_confidence,
         fit=best.score,
-        colour=colour_spread(view),
+        colour=colour,
         coins=coins.count,
         coin_confidence=coins.confidence,
         lattice=lattice_full,
@@ -406,7 +407,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         reading = (
             scan.cells.result()
             if scan.cells is not None
-            else _read_cells(cut_cells(scan.view), scan.side)
+            else _read_cells(cut_cells(cells_view(scan.view, scan.colour)), scan.side)
         )
     except ImportError as e:  # pragma: no cover - depends on the install
         raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
