@@ -125,6 +125,8 @@ def measure_one(args: tuple) -> dict:
         "coins_ok": scan.coins == truth["coins"],
         "coins": [scan.coins, truth["coins"]],
         "coin_confidence": round(scan.coin_confidence, 2),
+        "side_confidence": round(scan.side_confidence, 3),
+        "orientation_confidence": round(scan.orientation_confidence, 3),
         "fit": scan.fit,
         "ms": ms,
         "share": share,
@@ -275,6 +277,13 @@ def report_cells(rows: list[dict]) -> None:
         print(f"          {style:18s} {len(rows):4d} photos, said covered with nothing on: {clear}")
 
 
+def _turn_unsure(row: dict) -> bool:
+    """Whether the pipeline notes the photo's side or turn as uncertain."""
+    from scanner.pipeline import UNSURE_SIDE, UNSURE_TURN
+
+    return row["side_confidence"] < UNSURE_SIDE or row["orientation_confidence"] < UNSURE_TURN
+
+
 def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
     n = len(rows)
     if not n:
@@ -299,6 +308,15 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
     print(
         f"        coins wrong {wrong}, of them not flagged (confidence >= 0.5): {silent}; "
         f"right but flagged: {doubted}"
+    )
+    # A side or turn given with confidence under the pipeline's lines is noted as uncertain.
+    turned = [r for r in found if not (r["side_ok"] and r["orientation_ok"])]
+    unsure = [r for r in found if _turn_unsure(r)]
+    print(
+        f"        side or turn wrong {len(turned)}, of them not noted as uncertain: "
+        f"{sum(not _turn_unsure(r) for r in turned)}; right but noted: "
+        f"{sum(r not in turned for r in unsure)}; confidences of the wrong: "
+        f"{[(r['side_confidence'], r['orientation_confidence']) for r in turned]}"
     )
     hidden = [r for r in found if r.get("coins_under")]
     if hidden:

@@ -380,6 +380,9 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
 #: 0.72 or more; so were the fits of two photos cutting away three columns, or two rows
 #: and the frame above them (0.659 and 0.621, the grid found cells off).
 UNSURE_FIT = 0.7
+#: A side or a turn decided with less confidence than this is said to be uncertain.
+UNSURE_SIDE = 0.5
+UNSURE_TURN = 0.5
 #: A map with at least this many drawn terrain spaces (about two seasons' shapes) is
 #: played: coins come with shapes and surrounded mountains, so a coin track read all
 #: unmarked there is more likely faint ticks missed than a game without a coin.
@@ -426,9 +429,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             f"the grid was found unsurely (fit {shown(scan.fit)}): compare the map with the"
             " photo (--overlay), or photograph the whole sheet again, closer"
         )
-    if scan.side_confidence < 0.5:
+    if scan.side_confidence < UNSURE_SIDE:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
-    if scan.orientation_confidence < 0.5:
+    if scan.orientation_confidence < UNSURE_TURN:
         notes.append(f"orientation is uncertain ({shown(scan.orientation_confidence)})")
     coin_confidence = scan.coin_confidence
     seen = scan.debug.get("coins_seen", COIN_COUNT)
