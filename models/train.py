@@ -77,6 +77,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -189,7 +190,11 @@ def build_set(
     """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
     n = len(seeds)
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        # Workers from a fresh process, never forked from this one: once this process has
+        # run OpenCV's thread pool (models.train_context reads each set before rendering
+        # the next), a forked worker hangs for ever in its first cv2.setNumThreads.
+        fresh = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(fresh)) as pool:
             sheets = list(
                 pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, [px] * n, chunksize=4)
             )

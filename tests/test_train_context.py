@@ -63,3 +63,24 @@ def test_terrain_errors_count_drawn_free_cells_only():
     logits[0, 2, 1] = logits[0, 3, 1] = 1.0  # the empty cell and the mountain as forest
     arrays = {"labels": labels, "printed": printed}
     assert terrain_errors(logits, arrays) == 1
+
+
+def test_sets_render_in_parallel_after_this_process_has_run_opencv_threads():
+    # models.train_context reads each set with the cell model (OpenCV's colour conversion
+    # and table lookup on thousands of crops: its thread pool runs) before rendering the
+    # next; a worker forked from such a process hung for ever in its first OpenCV call.
+    import subprocess
+    import sys
+
+    script = (
+        "import cv2, numpy as np\n"
+        "a = np.random.default_rng(0).integers(0, 255, (3000, 3000, 3), np.uint8)\n"
+        "for _ in range(3): cv2.cvtColor(a, cv2.COLOR_BGR2RGB); cv2.GaussianBlur(a, (0, 0), 3)\n"
+        "from models.train import build_set\n"
+        "print(len(build_set([4_000_031, 4_000_032], workers=2).style))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "2"
