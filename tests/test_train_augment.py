@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from models.train import CellSet, _hard_shadows, _ink_habits, _sampling_weights, _warp, augment
+from models.train import (
+    CellSet,
+    _hard_shadows,
+    _ink_habits,
+    _sampling_weights,
+    _thresholded,
+    _warp,
+    augment,
+)
 from scanner.normalize import CLASSES, INPUT_PX, PAPER_LEVEL
 
 
@@ -91,3 +99,37 @@ def test_empty_ruins_weight_raises_only_the_bare_printed_icon():
     assert more[0] / more[1] == pytest.approx(12.0)
     assert more[2] / more[3] == pytest.approx(plain[2] / plain[3])
     assert more[1] / more[3] == pytest.approx(plain[1] / plain[3])
+
+
+def test_a_thresholded_crop_is_black_ink_on_balanced_paper():
+    # A scanner app's black-and-white mode: ink black, paper white, which the scanner's
+    # white balance makes the balanced paper level (scanner.normalize.PAPER_LEVEL).
+    rng = np.random.default_rng(2)
+    cell = np.full((INPUT_PX, INPUT_PX, 3), int(PAPER_LEVEL), np.int16)
+    cell[23:25, 6:42] = 60  # a pencil stroke across, and one down
+    cell[6:42, 23:25] = 60
+    cell += np.random.default_rng(3).integers(-6, 7, cell.shape)  # the paper's grain
+    crop = np.clip(cell, 0, 255).astype(np.uint8)
+    outs = [_thresholded(crop, rng) for _ in range(12)]
+    for out in outs:
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        assert (out[..., 0] == out[..., 1]).all() and (out[..., 1] == out[..., 2]).all()
+        # The strokes stay ink, the corners stay paper.
+        assert out[23:25, 10:38].mean() < 100 and out[:8, :8].mean() > PAPER_LEVEL - 30
+    # Some are left sharp: every pixel is ink or paper.
+    assert any(set(np.unique(out)) <= {0, int(PAPER_LEVEL)} for out in outs)
+
+
+def test_the_threshold_share_is_the_share_of_black_and_white_crops():
+    cells = _cells(400)
+    plain = augment(cells, np.random.default_rng(5))
+    some = augment(cells, np.random.default_rng(5), threshold=0.25)
+
+    def black_and_white(out: np.ndarray) -> np.ndarray:
+        grey = ((out[..., 0] == out[..., 1]) & (out[..., 1] == out[..., 2])).all(axis=(1, 2))
+        ink = out.min(axis=(1, 2, 3)) == 0
+        paper = out.max(axis=(1, 2, 3)) <= PAPER_LEVEL
+        return grey & ink & paper
+
+    assert black_and_white(plain).sum() == 0
+    assert 70 <= black_and_white(some).sum() <= 130
