@@ -231,7 +231,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         # The model reads the cells in the second thread while this one looks for
         # covered cells and measures the cells' edge lines, which that reading takes
         # from here, and then reads the coins: the reading has them when it needs them.
-        crops = cut_cells(cells_view(view, colour))
+        crops = _cell_crops(view, colour)
         hidden, outlines = Future(), Future()
         cells = _background(_read_cells, crops, orientation.side, hidden, outlines)
         _settle_for_cells(hidden, outlines, crops, orientation.side)
@@ -389,6 +389,12 @@ UNSURE_TURN = 0.5
 PLAYED_SPACES = 30
 
 
+def _cell_crops(view: np.ndarray, colour: float) -> np.ndarray:
+    """The 121 crops the cells are read from (a thresholded view cleared of its specks
+    first: :func:`scanner.colourless.cells_view`), the same whichever thread reads them."""
+    return cut_cells(cells_view(view, colour))
+
+
 def _read_cells(
     crops: np.ndarray, side: str, hidden: Future | None = None, outlines: Future | None = None
 ):
@@ -410,7 +416,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         reading = (
             scan.cells.result()
             if scan.cells is not None
-            else _read_cells(cut_cells(cells_view(scan.view, scan.colour)), scan.side)
+            else _read_cells(_cell_crops(scan.view, scan.colour), scan.side)
         )
     except ImportError as e:  # pragma: no cover - depends on the install
         raise ClassifierUnavailable(scan.source, f"the cell classifier cannot load ({e})") from e
