@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.inputs import MAP_SUFFIXES, PHOTO_SUFFIXES, is_photo, load_input
+from app.inputs import MAP_SUFFIXES, PDF_PROBLEM, PHOTO_SUFFIXES, is_pdf, is_photo, load_input
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -120,6 +120,8 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
                     skipped.append((str(child), why))
                 else:
                     add(str(child))
+            elif is_pdf(child):
+                skipped.append((str(child), PDF_PROBLEM))
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))
     return Collected(files, skipped)

@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from scanner.errors import NotAnImage
 from scanner.sheet import Sheet
 from scoring.textmap import load_map_file
 
@@ -70,6 +71,22 @@ _IMAGE_STARTS = (
     b"MM\x00*",
 )
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1")
+#: Why a PDF (what scanner apps save their scans as) is refused, photo or map file alike.
+PDF_PROBLEM = "a PDF document, not an image: export the page as JPEG or PNG and give that"
+
+
+def _head(path: str | Path, n: int = 12) -> bytes:
+    """The file's first ``n`` bytes (empty when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except OSError:
+        return b""
+
+
+def is_pdf(path: str | Path) -> bool:
+    """True for a PDF document (by its first bytes, whatever its name)."""
+    return _head(path, 5) == b"%PDF-"
 
 
 def is_photo(path: str | Path) -> bool:
@@ -78,11 +95,7 @@ def is_photo(path: str | Path) -> bool:
     is still read as a photo rather than refused as a map file that is not text."""
     if Path(path).suffix.lower() in PHOTO_SUFFIXES:
         return True
-    try:
-        with open(path, "rb") as f:
-            head = f.read(12)
-    except OSError:
-        return False
+    head = _head(path)
     return (
         head.startswith(_IMAGE_STARTS)
         or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
@@ -143,6 +156,8 @@ def load_input(
         raise UnreadableInput(f"{path}: is a folder (cartoscore batch scores a folder)")
     if os.path.isfile(path) and not os.access(path, os.R_OK):
         raise UnreadableInput(f"{path}: cannot read (permission denied)")
+    if os.path.isfile(path) and is_pdf(path):
+        raise NotAnImage(str(path), PDF_PROBLEM)
     if photo_only or is_photo(path):
         if keep_view:
             sheet, view = scan_and_read_photo(path, side=side, decoded=decoded)

@@ -2,7 +2,8 @@
 
 Each case is built here: a text file named .jpg, an empty file, a JPEG cut short,
 an image without a sheet, a PNG whose header declares 400 megapixels, a folder,
-a missing file, two rendered sheets side by side in one photo, an unknown card.
+a missing file, a PDF (as a scanner app saves a scan; also under a photo's name),
+two rendered sheets side by side in one photo, an unknown card.
 """
 
 import json
@@ -36,6 +37,10 @@ def png_declaring(width: int, height: int) -> bytes:
     )
 
 
+#: The start of a one-page PDF as a scanner app writes it (the header, a binary comment).
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+
+
 @pytest.fixture(scope="module")
 def bad_files(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("bad")
@@ -43,6 +48,8 @@ def bad_files(tmp_path_factory) -> dict[str, Path]:
         "text.jpg": b"these are my notes, not a photo\n",
         "empty.png": b"",
         "huge.png": png_declaring(20000, 20000),
+        "scan.pdf": PDF,
+        "pdf-as.jpg": PDF,
     }
     for name, data in files.items():
         (d / name).write_bytes(data)
@@ -62,6 +69,8 @@ CASES = {
     "table.png": "no map sheet found",
     "huge.png": "too large",
     "folder.txt": "is a folder (cartoscore batch scores a folder)",
+    "scan.pdf": "a PDF document, not an image: export the page as JPEG or PNG",
+    "pdf-as.jpg": "a PDF document, not an image",
 }
 
 
@@ -88,12 +97,13 @@ def test_missing_file_and_debug_traceback(tmp_path):
     assert "Traceback" in res.stderr and "NotAnImage" in res.stderr
 
 
-@pytest.mark.parametrize("name", ["text.jpg", "table.png", "empty.png"])
+@pytest.mark.parametrize("name", ["text.jpg", "table.png", "empty.png", "scan.pdf"])
 def test_read_fails_with_one_line(bad_files, name):
     res = run("read", str(bad_files[name]))
     assert res.exit_code == 1
     [line] = res.stderr.splitlines()
-    assert line.startswith(f"error: {bad_files[name]}: ") and res.stdout == ""
+    assert line.startswith(f"error: {bad_files[name]}: ") and CASES[name] in line
+    assert res.stdout == ""
 
 
 @pytest.mark.parametrize("command", ["score", "read"])
@@ -152,7 +162,7 @@ def test_batch_goes_on_past_every_bad_file(bad_files, tmp_path):
     files = [str(p) for name, p in sorted(bad_files.items()) if name in CASES]
     res = run("batch", *files, sample, "--out", str(out), "--workers", "0")
     assert res.exit_code == 1
-    assert "This run: 1 scored, 5 failed" in res.stdout
+    assert "This run: 1 scored, 7 failed" in res.stdout
     assert "Traceback" not in res.stdout + res.stderr
 
 

@@ -32,6 +32,7 @@ def folder(tmp_path) -> Path:
     (d / "notes.md").write_text("round 1\n")
     (d / "index.json").write_text("[1, 2]\n")
     (d / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    (d / "scan-0001.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")  # a scanner app's
     return d
 
 
@@ -43,6 +44,8 @@ def test_collect_keeps_sheets_and_skips_other_files(folder):
     assert skipped == {
         "notes.md": "not a photo or map file",
         "index.json": "JSON without a map grid",
+        "scan-0001.pdf": "a PDF document, not an image: export the page as JPEG or PNG"
+        " and give that",
     }
 
 
