@@ -11,12 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import ndimage
 
 from scoring.board import Map
 from scoring.layouts import SIZE, Space
-
-_FOUR_CONNECTED = ndimage.generate_binary_structure(2, 1)
 
 
 def _neighbour_table() -> tuple[tuple[tuple[Space, ...], ...], ...]:
@@ -86,9 +83,14 @@ def clusters(game_map: Map, terrain: str) -> tuple[Cluster, ...]:
     >>> [c.size for c in clusters(m, "V")]
     [2]
     """
+    # Imported here, not at the top: scipy.ndimage takes 0.3-0.4 s to import, which
+    # `cartoscore cards` and usage errors need not wait for (cards 1.0 -> 0.5 s).
+    from scipy import ndimage
+
     grid = game_map.grid
     mask = np.array([[sym == terrain for sym in row] for row in grid], dtype=bool)
-    labels, count = ndimage.label(mask, structure=_FOUR_CONNECTED)
+    four_connected = ndimage.generate_binary_structure(2, 1)
+    labels, count = ndimage.label(mask, structure=four_connected)
     if count == 0:
         return ()
     groups: list[list[Space]] = [[] for _ in range(count)]

@@ -325,6 +325,22 @@ def test_scoring_a_map_file_never_imports_the_image_stack():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_listing_the_cards_does_not_import_scipy():
+    # scipy.ndimage labels the clusters; importing it takes longer than the listing itself.
+    code = (
+        "import sys\n"
+        "from cli import app\n"
+        "try:\n    app(['cards'])\n"
+        "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "assert 'Great City' in sys.modules['scoring.cards'].CARDS['great-city'].name\n"
+        "assert 'scipy' not in sys.modules\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
 @pytest.mark.parametrize(
     "name, photo",
     [
