@@ -24,6 +24,7 @@ from scanner import geometry as g
 from scanner.cells import cut_cells
 from scanner.coins import CoinReading, describe_coins, read_coin_track
 from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread
+from scanner.covered import COVERED
 from scanner.detect import (
     GOOD_ENOUGH,
     Detection,
@@ -44,7 +45,7 @@ from scanner.photo_edge import cells_outside, describe_spaces, in_photo, outside
 from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet, shown
 from scoring.board import Map
-from scoring.layouts import SIZE
+from scoring.layouts import SIZE, parse_space
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
@@ -311,6 +312,30 @@ COIN_STRIP = 0.3
 DOUBTED_COUNT_CONFIDENCE = 0.45
 
 
+#: Covered cells of the map's bottom row (:mod:`scanner.covered`) from which on a count is
+#: doubted when coins it calls marked lie below them (or the first it calls unmarked). A
+#: card or a hand over the grid's foot reaches the coin track 1.4 cells lower, and the coins
+#: under it read as marks: occluded tuning photo 302018, a card over K1-K5, 7 coins for 3
+#: at 1.0. One covered cell is mostly a pencil crossing, which reached the track on few
+#: tuning photos; two or more flagged 8 right counts of 171 under something there (2 of
+#: them with coins truly hidden) and none of 433 plain photos (docs/figures.md, session 47).
+COVERED_FOOT_CELLS = 2
+
+
+def coins_below_covered(covered: list[tuple[int, int]], count: int) -> tuple[int, ...]:
+    """Coins up to the first the count calls unmarked (``count``, 0-based) that lie below
+    the bottom-row cells among ``covered`` (row, column) spaces, within half a cell either
+    side; none unless :data:`COVERED_FOOT_CELLS` bottom-row cells are covered."""
+    columns = [c for r, c in covered if r == SIZE - 1]
+    if len(columns) < COVERED_FOOT_CELLS:
+        return ()
+    return tuple(
+        i
+        for i in range(min(count + 1, COIN_COUNT))
+        if any(c - 0.5 <= g.coin_center(i)[0] <= c + 1.5 for c in columns)
+    )
+
+
 def coins_cut(homography: np.ndarray, shape: tuple[int, ...], visible: int) -> tuple[int, ...]:
     """The coins among the first ``visible`` whose strip (``COIN_STRIP`` cells round
     their centre) the photo's edge cuts.
@@ -389,6 +414,11 @@ UNSURE_TURN = 0.5
 PLAYED_SPACES = 30
 
 
+def _covered_spaces(review) -> list[tuple[int, int]]:
+    """The (row, column) of the cells a reading lists as covered."""
+    return [parse_space(item.space) for item in review if item.reason == COVERED]
+
+
 def _cell_crops(view: np.ndarray, colour: float) -> np.ndarray:
     """The 121 crops the cells are read from (a thresholded view cleared of its specks
     first: :func:`scanner.colourless.cells_view`), the same whichever thread reads them."""
@@ -459,6 +489,12 @@ def sheet_from_scan(scan: Scan) -> Sheet:
             f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
             f" (a finger, pencil or card on the track?): the count {scan.coins} is uncertain"
             " (give --coins N)"
+        )
+    elif below := coins_below_covered(_covered_spaces(reading.review), scan.coins):
+        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
+        notes.append(
+            f"something lies over the map's bottom row, above {describe_coins(below)}:"
+            f" they may be hidden, and the count {scan.coins} is uncertain (give --coins N)"
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")

@@ -17,7 +17,7 @@ from models.synth import make_photo
 from scanner import geometry as g
 from scanner.coins import describe_coins, read_coin_track
 from scanner.detect import Pyramid, ink_image, mountain_shift
-from scanner.pipeline import read_photo, scan_photo
+from scanner.pipeline import coins_below_covered, read_photo, scan_photo
 
 N = 11
 
@@ -158,6 +158,38 @@ def test_a_photo_with_a_card_on_the_coin_track_says_which_coins_it_hides(tmp_pat
     hidden = {i + 1 for i, a in enumerate(truth["coins_covered"]) if a >= 0.5}
     assert named and named <= hidden
     assert sheet.coin_confidence < 0.5
+
+
+def test_a_card_over_the_maps_foot_makes_the_coins_below_it_unsure(tmp_path):
+    """Tuning occlusion 302018 (normal): a card over K1-K5 reaches down over coins 1-5,
+    whose hidden rings read as marks (7 coins for 3, at confidence 1.0). The covered
+    cells of the bottom row say so: the count is given unsure, naming coins the card
+    truly hides."""
+    path, truth = rendered_sample(str(tmp_path), 302018, "normal", "mixed")
+    assert truth["occluder"] == "card"
+    sheet = read_photo(path)
+    covered = {item.space for item in sheet.review if item.reason == "covered"}
+    assert {"K1", "K2", "K3"} <= covered
+    [note] = [n for n in sheet.notes if "bottom row" in n]
+    named = {
+        int(k)
+        for part in note.split("above ")[1].split(":")[0].removeprefix("coins ").split(", ")
+        for k in _span(part)
+    }
+    hidden = {i + 1 for i, a in enumerate(truth["coins_covered"]) if a >= 0.5}
+    assert named and named & hidden
+    assert sheet.coin_confidence < 0.5
+
+
+def test_coins_below_covered_cells_of_the_bottom_row():
+    # Coin i is centred 1.41 + 0.713 i cells from the grid's left edge, 1.43 below it.
+    k = 10  # row K
+    assert coins_below_covered([(k, 0), (k, 1), (k, 2), (k, 3), (k, 4)], 3) == (0, 1, 2, 3)
+    assert coins_below_covered([(k, 0), (k, 1), (k, 2), (k, 3), (k, 4)], 13) == tuple(range(6))
+    assert coins_below_covered([(k, 8), (k, 9)], 5) == ()  # the count stops short of them
+    assert coins_below_covered([(k, 8), (k, 9)], 10) == (9, 10)
+    assert coins_below_covered([(k, 2)], 13) == ()  # one cell: mostly a pencil crossing
+    assert coins_below_covered([(9, 1), (9, 2), (9, 3)], 13) == ()  # row J only
 
 
 def _span(part: str) -> range:
