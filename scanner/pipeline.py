@@ -308,17 +308,19 @@ def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
 COIN_STRIP = 0.3
 #: The confidence a count keeps at most when the pipeline doubts it (below 0.5: the report
 #: says the count is uncertain): it calls a coin cut by the photo's edge marked, some coins
-#: look covered, or no coin is read on a played map.
+#: look covered, something covers the map's bottom row above counted coins, or no coin is
+#: read on a played map.
 DOUBTED_COUNT_CONFIDENCE = 0.45
 
 
-#: Covered cells of the map's bottom row (:mod:`scanner.covered`) from which on a count is
-#: doubted when coins it calls marked lie below them (or the first it calls unmarked). A
-#: card or a hand over the grid's foot reaches the coin track 1.4 cells lower, and the coins
-#: under it read as marks: occluded tuning photo 302018, a card over K1-K5, 7 coins for 3
-#: at 1.0. One covered cell is mostly a pencil crossing, which reached the track on few
-#: tuning photos; two or more flagged 8 right counts of 171 under something there (2 of
-#: them with coins truly hidden) and none of 433 plain photos (docs/figures.md, session 47).
+#: This many covered cells (:mod:`scanner.covered`) in the map's bottom row, or more, make
+#: a count doubted when coins it calls marked (or the first it calls unmarked) lie below
+#: them. A card or a hand over the grid's foot reaches the coin track 1.4 cells lower, and
+#: the coins under it read as marks: occluded tuning photo 302018, a card over K1-K5, 7
+#: coins for 3 at 1.0. One covered cell is mostly a pencil crossing, which reached the
+#: track on few tuning photos; two or more flagged 8 right counts of 171 under something
+#: there (2 of them with coins truly hidden) and none of 433 plain photos (docs/figures.md,
+#: session 47).
 COVERED_FOOT_CELLS = 2
 
 
