@@ -170,6 +170,9 @@ def score(
     ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
+    from app.inputs import with_pdf_pages
+
+    inputs = with_pdf_pages(inputs)  # a PDF of several pages: one sheet a page
     deal = _parse_cards(cards)
     coin_values = _parse_coins(coins)
     fixes = _parse_fixes(set_cells, len(inputs))
@@ -273,7 +276,9 @@ def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
 def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
     """Where one input's overlay goes: ``target``, or ``target-<name>`` for several inputs."""
     if n_inputs > 1:
-        return target.with_name(f"{target.stem}-{Path(source).stem}{target.suffix}")
+        from scanner.pdf import source_stem
+
+        return target.with_name(f"{target.stem}-{source_stem(source)}{target.suffix}")
     return target
 
 
@@ -436,12 +441,12 @@ def batch(
         previous = read_results(out)
     except (BadResultsFile, OSError) as err:
         raise _usage(_one_line(err)) from None
-    collected = collect_inputs(inputs, exclude=[out] + ([html] if html else []))
+    overlay_dir = html.with_name(html.stem + "_files") if html is not None else None
+    # The results, the report and its overlays may lie in the folder scored: not sheets.
+    collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
     # A sheet is done when scored without error with what is now set for it by hand.
     done = finished_sources(previous)
-    overlay_dir = None
-    if html is not None:
-        overlay_dir = html.with_name(html.stem + "_files")
+    if overlay_dir is not None:
         overlay_dir.mkdir(parents=True, exist_ok=True)
     jobs, used = [], {}
     for path in collected.files:

@@ -22,7 +22,15 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.inputs import MAP_SUFFIXES, PDF_PROBLEM, PHOTO_SUFFIXES, is_pdf, is_photo, load_input
+from app.inputs import (
+    MAP_SUFFIXES,
+    PHOTO_SUFFIXES,
+    is_pdf,
+    is_photo,
+    load_input,
+    with_pdf_pages,
+)
+from scanner.pdf import source_stem
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -83,7 +91,8 @@ class Collected:
 
 
 def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Collected:
-    """Expand directories (recursively, sorted) into photos and map files.
+    """Expand directories (recursively, sorted) into photos and map files, and PDFs of
+    several pages into their pages (:func:`app.inputs.with_pdf_pages`).
 
     Files named explicitly are always kept (a bad one then fails with its own
     message). Inside directories, files of other kinds are skipped, and so are
@@ -96,10 +105,11 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
     seen: set[str] = set()
 
     def add(path: str) -> None:
-        key = _key(path)
-        if key not in seen and key not in excluded:
-            seen.add(key)
-            files.append(path)
+        for one in with_pdf_pages([path]):  # a PDF of several pages: each page
+            key = _key(one)
+            if key not in seen and key not in excluded:
+                seen.add(key)
+                files.append(str(one))
 
     for item in inputs:
         path = Path(item)
@@ -107,8 +117,10 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
             add(str(item))
             continue
         for child in sorted(p for p in path.rglob("*") if p.is_file()):
-            if _key(child) in excluded or any(part.startswith(".") for part in child.parts[-1:]):
+            if child.name.startswith(".") or _key(child) in excluded:
                 continue
+            if any(_key(folder) in excluded for folder in child.parents):
+                continue  # in an excluded folder (the HTML report's overlays)
             suffix = child.suffix.lower()
             if suffix in PHOTO_SUFFIXES:
                 add(str(child))
@@ -120,8 +132,8 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
                     skipped.append((str(child), why))
                 else:
                     add(str(child))
-            elif is_pdf(child):
-                skipped.append((str(child), PDF_PROBLEM))
+            elif is_pdf(child):  # a scan saved without its extension
+                add(str(child))
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))
     return Collected(files, skipped)
@@ -147,7 +159,7 @@ def _key(path: str | Path) -> str:
 def overlay_name(source: str | Path) -> str:
     """File name of a sheet's overlay in the HTML report's folder (unique per resolved path)."""
     digest = hashlib.sha1(_key(source).encode()).hexdigest()[:8]
-    return f"{Path(source).stem}-{digest}.jpg"
+    return f"{source_stem(source)}-{digest}.jpg"
 
 
 # --- one sheet (runs in a worker) ----------------------------------------------------

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.errors import NotAnImage
+from scanner.pdf import PDF_START, is_pdf, page_count, page_name, split_page
 from scanner.sheet import Sheet
 from scoring.textmap import load_map_file
 
 PHOTO_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".jfif", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif", ".gif", ".bmp"}
+    | {".pdf"}  # a scan: each page is read as a photo (scanner.pdf)
 )
 MAP_SUFFIXES = frozenset({".txt", ".map", ".json"})
 
@@ -71,8 +73,6 @@ _IMAGE_STARTS = (
     b"MM\x00*",
 )
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1")
-#: Why a PDF (what scanner apps save their scans as) is refused, photo or map file alike.
-PDF_PROBLEM = "a PDF document, not an image: export the page as JPEG or PNG and give that"
 
 
 def _head(path: str | Path, n: int = 12) -> bytes:
@@ -84,20 +84,17 @@ def _head(path: str | Path, n: int = 12) -> bytes:
         return b""
 
 
-def is_pdf(path: str | Path) -> bool:
-    """True for a PDF document (by its first bytes, whatever its name)."""
-    return _head(path, 5) == b"%PDF-"
-
-
 def is_photo(path: str | Path) -> bool:
     """True when the file name says it is an image (by extension, case-insensitive), or
     when its first bytes do: a photo saved without an extension, or under a wrong one,
-    is still read as a photo rather than refused as a map file that is not text."""
-    if Path(path).suffix.lower() in PHOTO_SUFFIXES:
+    is still read as a photo rather than refused as a map file that is not text.
+    A PDF (a scan) and a PDF's page (``scan.pdf#page=2``) are read as photos too."""
+    file, page = split_page(path)
+    if page is not None or Path(file).suffix.lower() in PHOTO_SUFFIXES:
         return True
-    head = _head(path)
+    head = _head(file)
     return (
-        head.startswith(_IMAGE_STARTS)
+        head.startswith((*_IMAGE_STARTS, PDF_START))
         or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
         or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
     )
@@ -152,12 +149,11 @@ def load_input(
     :class:`UnreadableInput`, or the scanner's ``ScanError`` subclasses, each naming
     the file.
     """
+    file = split_page(path)[0]
     if os.path.isdir(path):
         raise UnreadableInput(f"{path}: is a folder (cartoscore batch scores a folder)")
-    if os.path.isfile(path) and not os.access(path, os.R_OK):
+    if os.path.isfile(file) and not os.access(file, os.R_OK):
         raise UnreadableInput(f"{path}: cannot read (permission denied)")
-    if os.path.isfile(path) and is_pdf(path):
-        raise NotAnImage(str(path), PDF_PROBLEM)
     if photo_only or is_photo(path):
         if keep_view:
             sheet, view = scan_and_read_photo(path, side=side, decoded=decoded)
@@ -165,6 +161,24 @@ def load_input(
         return LoadedInput(read_photo(path, side=side, decoded=decoded))
     mf = load_map_file(path, side=side)
     return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)
+
+
+def with_pdf_pages(inputs: list[str | Path]) -> list[str | Path]:
+    """The inputs with each PDF of several pages replaced by its pages, in order
+    (``scan.pdf#page=1``, ``scan.pdf#page=2`` ...): a document feeder scans a
+    tournament's sheets into one PDF, and each page is one sheet. Anything else, a
+    PDF that cannot be read included (it fails with its own message), stays as it is.
+    """
+    out: list[str | Path] = []
+    for item in inputs:
+        n = 1
+        if os.path.isfile(item) and is_pdf(item):
+            try:
+                n = page_count(item)
+            except NotAnImage:
+                n = 1
+        out.extend([page_name(item, k) for k in range(1, n + 1)] if n > 1 else [item])
+    return out
 
 
 class DecodeAhead:
@@ -203,7 +217,8 @@ class DecodeAhead:
 
     def _decodable(self, index: int) -> bool:
         path = self._inputs[index]
-        return is_photo(path) and os.path.isfile(path) and os.access(path, os.R_OK)
+        file = split_page(path)[0]
+        return is_photo(path) and os.path.isfile(file) and os.access(file, os.R_OK)
 
     def _decode(self, path: Path) -> Future:
         from scanner.load import load_photo  # lazy: pulls in cv2

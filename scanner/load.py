@@ -20,6 +20,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from scanner.errors import ImageTooLarge, NotAnImage
+from scanner.pdf import is_pdf, render_page, split_page
 
 try:  # HEIC/HEIF from iPhones
     from pillow_heif import register_heif_opener
@@ -58,12 +59,14 @@ def load_photo(
     work_long_side: int = WORK_LONG_SIDE,
     max_pixels: int = MAX_PIXELS,
 ) -> Photo:
-    """Read an image file (JPEG, PNG, WebP, TIFF, HEIC...) or take an array.
+    """Read an image file (JPEG, PNG, WebP, TIFF, HEIC...), a PDF page
+    (:mod:`scanner.pdf`: ``scan.pdf``, ``scan.pdf#page=2``) or take an array.
 
     Parameters
     ----------
     source : path or (H, W[, C]) uint8 array
-        A file to decode, or an already decoded image (BGR, BGRA or grey).
+        A file to decode (a PDF's page named as ``path#page=N``), or an already
+        decoded image (BGR, BGRA or grey).
     work_long_side : int
         Decode at the smallest scale 1, 1/2, 1/4 or 1/8 whose long side keeps at
         least this many pixels.
@@ -85,12 +88,18 @@ def load_photo(
         raise ValueError(f"work_long_side must be positive, got {work_long_side}")
     if isinstance(source, np.ndarray):
         return _from_array(source)
-    path = Path(source)
     name = str(source)
+    file, page = split_page(name)
+    path = Path(file)
     if not path.is_file():
         raise NotAnImage(name, "no such file")
     if path.stat().st_size == 0:
         raise NotAnImage(name, "the file is empty")
+    if page is not None or is_pdf(path):
+        if not is_pdf(path):
+            raise NotAnImage(name, f"not a PDF document, so it has no page {page}")
+        image, scale, full = render_page(name, work_long_side, max_pixels)
+        return Photo(image=image, source=name, scale=scale, original_size=full, format="PDF")
     try:
         with Image.open(path) as im:
             return _decode(im, name, work_long_side, max_pixels, path)
@@ -133,7 +142,7 @@ def _decode(im: Image.Image, name: str, work_long_side: int, max_pixels: int, pa
         raise NotAnImage(name, "the image has no pixels")
     fmt = im.format or "unknown"
     orientation = im.getexif().get(0x0112, 1)
-    factor = _reduction(max(width, height), work_long_side)
+    factor = reduction_factor(max(width, height), work_long_side)
     image = _fast_jpeg(path, factor) if factor > 1 and fmt == "JPEG" else None
     if image is None:
         if factor > 1 and fmt == "JPEG":
@@ -194,7 +203,9 @@ def upright_by_exif(image: np.ndarray, orientation: int) -> np.ndarray:
     return image
 
 
-def _reduction(long_side: int, work_long_side: int) -> int:
+def reduction_factor(long_side: int, work_long_side: int) -> int:
+    """The decode scale's divisor: the largest of 1, 2, 4, 8 keeping ``work_long_side``
+    pixels on a ``long_side`` long side."""
     factor = 1
     while factor < 8 and long_side / (factor * 2) >= work_long_side:
         factor *= 2

@@ -37,7 +37,8 @@ def png_declaring(width: int, height: int) -> bytes:
     )
 
 
-#: The start of a one-page PDF as a scanner app writes it (the header, a binary comment).
+#: The start of a PDF as a scanner app writes it (the header, a binary comment), cut off
+#: there: a download or a copy that stopped.
 PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
 
 
@@ -69,8 +70,8 @@ CASES = {
     "table.png": "no map sheet found",
     "huge.png": "too large",
     "folder.txt": "is a folder (cartoscore batch scores a folder)",
-    "scan.pdf": "a PDF document, not an image: export the page as JPEG or PNG",
-    "pdf-as.jpg": "a PDF document, not an image",
+    "scan.pdf": "the PDF cannot be read (damaged or incomplete)",
+    "pdf-as.jpg": "the PDF cannot be read (damaged or incomplete)",
 }
 
 

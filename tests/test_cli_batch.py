@@ -39,13 +39,12 @@ def folder(tmp_path) -> Path:
 def test_collect_keeps_sheets_and_skips_other_files(folder):
     got = collect_inputs([folder])
     names = sorted(Path(f).name for f in got.files)
-    assert names == sorted(["broken.jpg", "copy-a.json", *(f"{n}.txt" for n in TOTALS)])
+    expected = ["broken.jpg", "copy-a.json", "scan-0001.pdf", *(f"{n}.txt" for n in TOTALS)]
+    assert names == sorted(expected)  # a scan is a sheet (this one fails when read)
     skipped = {Path(p).name: why for p, why in got.skipped}
     assert skipped == {
         "notes.md": "not a photo or map file",
         "index.json": "JSON without a map grid",
-        "scan-0001.pdf": "a PDF document, not an image: export the page as JPEG or PNG"
-        " and give that",
     }
 
 
@@ -60,7 +59,7 @@ def test_a_photos_truth_sidecar_is_not_a_map(tmp_path):
 def test_batch_writes_a_row_per_sheet_and_ranks(folder, tmp_path):
     out = tmp_path / "results.csv"
     res = run("batch", str(folder), "--out", str(out), "--workers", "2")
-    assert res.exit_code == 1  # broken.jpg failed; the others are still scored
+    assert res.exit_code == 1  # broken.jpg and the cut PDF failed; the others are still scored
     with open(out, newline="") as f:
         rows = list(csv.DictReader(f))
     assert tuple(rows[0]) == COLUMNS
@@ -78,8 +77,11 @@ def test_batch_writes_a_row_per_sheet_and_ranks(folder, tmp_path):
     text = res.stdout[res.stdout.index("Ranking") :]
     order = [text.index(n) for n in ("wastelands-b", "forest-road-a", "sparse-b")]
     assert order == sorted(order)
-    assert "This run: 5 scored, 1 failed" in text
+    assert "This run: 5 scored, 2 failed" in text
     assert "failed: " + str(folder / "broken.jpg") in text.replace("\n", "")
+    assert by_name["scan-0001"]["error"] == (
+        f"{folder / 'scan-0001.pdf'}: the PDF cannot be read (damaged or incomplete)"
+    )
     assert "skipped " + str(folder / "notes.md") in res.stderr
 
 
@@ -95,7 +97,8 @@ def test_ranking_ties_go_to_fewer_stars_lost_to_monsters():
 
 def test_resume_after_an_interruption_scores_only_the_rest(folder, tmp_path, monkeypatch):
     out = tmp_path / "results.csv"
-    (folder / "broken.jpg").unlink()
+    for bad in ("broken.jpg", "scan-0001.pdf"):
+        (folder / bad).unlink()
     calls = []
     real = app.batch.score_job
 
@@ -125,7 +128,8 @@ def test_resume_after_an_interruption_scores_only_the_rest(folder, tmp_path, mon
 
 def test_resume_ignores_a_half_written_last_line(folder, tmp_path):
     out = tmp_path / "results.csv"
-    (folder / "broken.jpg").unlink()
+    for bad in ("broken.jpg", "scan-0001.pdf"):
+        (folder / bad).unlink()
     assert run("batch", str(folder), "--out", str(out), "--workers", "0").exit_code == 0
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:3]) + lines[3][:20])  # killed while writing row 3

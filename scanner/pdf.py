@@ -1,0 +1,130 @@
+"""PDF pages read as photos: scanner apps save a sheet as a PDF, and a document feeder
+saves a tournament's sheets as one PDF of many pages.
+
+A page is named as a PDF viewer's link names it, ``scan.pdf#page=3`` (pages count from
+1); a PDF of one page needs no page. A page is rendered with PDFium (``pypdfium2``),
+which applies the page's own turn (``/Rotate``), at the smallest of 300 dpi halved,
+quartered ... that keeps the working size, as a JPEG is decoded at a reduced scale:
+the "full" size a small sheet is looked at again in is the page at 300 dpi.
+PDFium is not thread-safe, and ``score`` decodes the next input in a second thread:
+every call into it holds one lock.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+from scanner.errors import ImageTooLarge, NotAnImage
+
+#: How a page of a PDF is named after the file's path (a PDF link's fragment).
+PAGE_MARK = "#page="
+#: How a PDF file begins.
+PDF_START = b"%PDF-"
+FULL_DPI = 300.0  # a scan's usual resolution: the page's "full-size" decode
+_PAGE_SPEC = re.compile(r"^(?P<path>.+)#page=(?P<page>\d+)$")
+_LOCK = threading.Lock()
+
+
+def is_pdf(path: str | Path) -> bool:
+    """True for a PDF document, by its first bytes (whatever its name)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(PDF_START)) == PDF_START
+    except OSError:
+        return False
+
+
+def split_page(source: str | Path) -> tuple[str | Path, int | None]:
+    """``("scan.pdf", 3)`` for ``"scan.pdf#page=3"``; ``(source, None)``, as given, for
+    anything else, including a file that exists under that very name."""
+    found = _PAGE_SPEC.match(str(source))
+    if found is None or Path(source).exists():
+        return source, None
+    return found["path"], int(found["page"])
+
+
+def page_name(path: str | Path, page: int) -> str:
+    """The name of page ``page`` (from 1) of a PDF: ``scan.pdf#page=3``."""
+    return f"{path}{PAGE_MARK}{page}"
+
+
+def source_stem(source: str | Path) -> str:
+    """A file name's stem for an input's outputs: ``scan-page3`` for ``scan.pdf#page=3``."""
+    path, page = split_page(source)
+    stem = Path(path).stem
+    return stem if page is None else f"{stem}-page{page}"
+
+
+def _open(path: str, name: str):
+    import pypdfium2 as pdfium  # lazy: only PDFs need it
+
+    try:
+        return pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as e:
+        why = "it is protected by a password" if "password" in str(e).lower() else None
+        raise NotAnImage(name, f"the PDF cannot be read ({why or 'damaged or incomplete'})") from e
+
+
+def page_count(path: str | Path) -> int:
+    """How many pages a PDF file has (:class:`NotAnImage` when it cannot be read)."""
+    with _LOCK:
+        pdf = _open(str(path), str(path))
+        try:
+            return len(pdf)
+        finally:
+            pdf.close()
+
+
+def render_page(
+    source: str | Path, work_long_side: int, max_pixels: int
+) -> tuple[object, float, tuple[int, int]]:
+    """A page of a PDF as an upright BGR uint8 image at a working size.
+
+    ``source`` is a PDF's path, or ``path#page=N``. Returns the image, its scale against
+    the page at :data:`FULL_DPI` (1, 1/2, 1/4 or 1/8: the smallest keeping
+    ``work_long_side`` pixels on the long side, as photos are decoded) and that full
+    size (width, height). Raises :class:`NotAnImage` (unreadable, no such page, several
+    pages and none named, an empty page) or :class:`ImageTooLarge`.
+    """
+    import cv2  # lazy, as pypdfium2: listing pages needs neither
+    import numpy as np
+
+    from scanner.load import reduction_factor
+
+    name = str(source)
+    path, page = split_page(source)
+    with _LOCK:
+        pdf = _open(str(path), name)
+        try:
+            n = len(pdf)
+            if n == 0:
+                raise NotAnImage(name, "the PDF has no pages")
+            if page is None and n > 1:
+                raise NotAnImage(name, f"a PDF of {n} pages: name one, as {page_name(path, 1)}")
+            if page is not None and not 1 <= page <= n:
+                raise NotAnImage(name, f"the PDF has no page {page} (it has {n})")
+            pdf_page = pdf[(page or 1) - 1]
+            width_pt, height_pt = pdf_page.get_size()
+            full = (round(width_pt * FULL_DPI / 72), round(height_pt * FULL_DPI / 72))
+            if min(full) < 1:
+                raise NotAnImage(name, "the PDF page has no size")
+            if full[0] * full[1] > max_pixels:
+                raise ImageTooLarge(
+                    name,
+                    f"the page is {full[0]}x{full[1]} pixels at {FULL_DPI:.0f} dpi,"
+                    f" more than the {max_pixels:,} allowed",
+                )
+            factor = reduction_factor(max(full), work_long_side)
+            bitmap = pdf_page.render(scale=FULL_DPI / 72 / factor)
+            pixels, mode = np.array(bitmap.to_numpy()), bitmap.mode  # copied: freed below
+        finally:
+            pdf.close()
+    if pixels.ndim == 2:
+        image = cv2.cvtColor(pixels, cv2.COLOR_GRAY2BGR)
+    elif mode.startswith("RGB"):
+        image = cv2.cvtColor(pixels[..., :3], cv2.COLOR_RGB2BGR)
+    else:
+        image = np.ascontiguousarray(pixels[..., :3])
+    return image, image.shape[1] / full[0], full
