@@ -19,6 +19,7 @@ from scoring.textmap import load_map_file
 
 PHOTO_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".jfif", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif", ".gif", ".bmp"}
+    | {".avif"}  # what some Android phones save
     | {".pdf"}  # a scan: each page is read as a photo (scanner.pdf)
 )
 MAP_SUFFIXES = frozenset({".txt", ".map", ".json"})
@@ -72,7 +73,7 @@ _IMAGE_STARTS = (
     b"II*\x00",
     b"MM\x00*",
 )
-_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1")
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1", b"avif", b"avis")
 
 
 def _head(path: str | Path, n: int = 12) -> bytes:

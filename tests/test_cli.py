@@ -352,6 +352,8 @@ def test_listing_the_cards_does_not_import_scipy():
         ("a.tiff", True),
         ("IMG_1.HEIC", True),
         ("a.heif", True),
+        ("PXL_2026.avif", True),
+        ("scan.pdf", True),
         ("a.txt", False),
         ("a.map", False),
         ("a.json", False),

@@ -208,6 +208,17 @@ def test_read_can_write_the_overlay_too(photo, stand_in, tmp_path):
     assert "side: A" in res.stdout
 
 
+def test_an_android_avif_photo_is_read(tmp_path):
+    from PIL import Image
+
+    from tests.test_cli_end_to_end import README_PHOTO, check_photo
+
+    with Image.open(ROOT / README_PHOTO) as im:
+        im.save(tmp_path / "PXL_20261128.avif", quality=90)  # as stored, with its EXIF turn
+    truth = json.loads((ROOT / README_PHOTO).with_suffix(".json").read_text())
+    check_photo(tmp_path / "PXL_20261128.avif", truth, tmp_path)
+
+
 def test_an_iphone_heic_photo_is_read(photo, stand_in, tmp_path):
     from PIL import Image
     from pillow_heif import register_heif_opener

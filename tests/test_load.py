@@ -238,7 +238,7 @@ def test_big_truncated_jpeg_is_refused(tmp_path):
         load_photo(cut)
 
 
-@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "TIFF", "WEBP"])
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "TIFF", "WEBP", "AVIF"])
 def test_a_photo_without_its_extension_is_still_a_photo(tmp_path, fmt):
     """Saved from a chat or a browser as ``image`` or under a wrong name, a photo is
     told by its first bytes; a text map file is not."""
