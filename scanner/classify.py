@@ -309,6 +309,7 @@ def review_cells(
     by_sheet: np.ndarray | None = None,
     in_context: np.ndarray | None = None,
     farm_water: np.ndarray | None = None,
+    chosen: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
     the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
@@ -320,7 +321,9 @@ def review_cells(
     only when no other applies), and those ``farm_water`` marks (``(121,)`` bool: read as
     farm, maybe water; this reason only when no other applies). A cell the sheet decided
     lists its candidates as read in context (``in_context``), so the terrain chosen is
-    among them."""
+    among them. With ``chosen`` (``(121,)`` class indices: the terrains finally read), a
+    terrain chosen against the listed reading (its neighbours, its shape or its
+    look-alikes overruled it) is listed too, last, with that reading's probability."""
     out = []
     order = np.argsort(-probs, axis=1)
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
@@ -364,7 +367,9 @@ def review_cells(
         candidates = {
             CLASSES[k]: round(float(read[i, k]), 3)
             for rank, k in enumerate(ranked)
-            if rank < 2 or read[i, k] >= CANDIDATE_MIN_PROB
+            if rank < 2
+            or read[i, k] >= CANDIDATE_MIN_PROB
+            or (chosen is not None and k == chosen[i])
         }
         out.append(Review(space_name(space), reason, candidates))
     return tuple(out)
@@ -575,6 +580,7 @@ def classify_cells(
             by_sheet,
             in_context,
             maybe_water,
+            choice,
         ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

@@ -11,6 +11,7 @@ import pytest
 from scanner import classify
 from scanner.classify import (
     DECIDED_BY_NEIGHBOURS,
+    DECIDED_BY_SHAPE,
     apply_layout_prior,
     classify_cells,
     neighbour_prior,
@@ -130,3 +131,21 @@ def test_neighbours_never_take_a_doubtful_cell_off_the_review(monkeypatch):
     reviews = {x.space: x for x in reading.review}
     assert reviews["H9"].reason == "low confidence"
     assert reviews["H9"].candidates == {"W": 0.97, "T": 0.03}
+
+
+def test_a_terrain_chosen_against_the_cells_own_reading_is_among_its_candidates():
+    # The cell's own reading is sure of a forest; its outlined shape made it a village
+    # (docs/figures.md, session 48: a model sure of T, read V by its shape). The list
+    # shows what the drawing itself says, and the terrain the map now holds.
+    probs = _sheet(".")
+    _set(probs, "G11", T=0.997, E=0.003)
+    by_shape = np.zeros(121, bool)
+    by_shape[_index("G11")] = True
+    chosen = probs.argmax(axis=1)
+    chosen[_index("G11")] = CLASSES.index("V")
+    (review,) = review_cells(probs, SIDE_A, by_shape=by_shape, chosen=chosen)
+    assert (review.space, review.reason) == ("G11", DECIDED_BY_SHAPE)
+    assert review.candidates == {"T": 0.997, ".": 0.003, "V": 0.0}
+    # Chosen as its own reading says: nothing is added.
+    (same,) = review_cells(probs, SIDE_A, by_shape=by_shape, chosen=probs.argmax(axis=1))
+    assert same.candidates == {"T": 0.997, ".": 0.003}
