@@ -170,9 +170,9 @@ def score(
     ),
 ) -> None:
     """Score map sheets: card points, seasons, total and solo title."""
-    from app.inputs import with_pdf_pages
+    from app.inputs import with_pages
 
-    inputs = with_pdf_pages(inputs)  # a PDF of several pages: one sheet a page
+    inputs = with_pages(inputs)  # a PDF or TIFF of several pages: a sheet a page
     deal = _parse_cards(cards)
     coin_values = _parse_coins(coins)
     fixes = _parse_fixes(set_cells, len(inputs))
@@ -276,7 +276,7 @@ def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
 def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
     """Where one input's overlay goes: ``target``, or ``target-<name>`` for several inputs."""
     if n_inputs > 1:
-        from scanner.pdf import source_stem
+        from scanner.pages import source_stem
 
         return target.with_name(f"{target.stem}-{source_stem(source)}{target.suffix}")
     return target

@@ -25,12 +25,12 @@ from pathlib import Path
 from app.inputs import (
     MAP_SUFFIXES,
     PHOTO_SUFFIXES,
-    is_pdf,
     is_photo,
     load_input,
-    with_pdf_pages,
+    with_pages,
 )
-from scanner.pdf import source_stem
+from scanner.pages import source_stem
+from scanner.pdf import is_pdf
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -91,8 +91,8 @@ class Collected:
 
 
 def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> Collected:
-    """Expand directories (recursively, sorted) into photos and map files, and PDFs of
-    several pages into their pages (:func:`app.inputs.with_pdf_pages`).
+    """Expand directories (recursively, sorted) into photos and map files, and PDFs and
+    TIFFs of several pages into their pages (:func:`app.inputs.with_pages`).
 
     Files named explicitly are always kept (a bad one then fails with its own
     message). Inside directories, files of other kinds are skipped, and so are
@@ -105,7 +105,7 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
     seen: set[str] = set()
 
     def add(path: str) -> None:
-        for one in with_pdf_pages([path]):  # a PDF of several pages: each page
+        for one in with_pages([path]):  # a PDF or TIFF of several pages: each page
             key = _key(one)
             if key not in seen and key not in excluded:
                 seen.add(key)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.errors import NotAnImage
-from scanner.pdf import PDF_START, is_pdf, page_count, page_name, split_page
+from scanner.pages import page_count, page_name, split_page
+from scanner.pdf import PDF_START
 from scanner.sheet import Sheet
 from scoring.textmap import load_map_file
 
@@ -164,16 +165,16 @@ def load_input(
     return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)
 
 
-def with_pdf_pages(inputs: list[str | Path]) -> list[str | Path]:
-    """The inputs with each PDF of several pages replaced by its pages, in order
-    (``scan.pdf#page=1``, ``scan.pdf#page=2`` ...): a document feeder scans a
-    tournament's sheets into one PDF, and each page is one sheet. Anything else, a
-    PDF that cannot be read included (it fails with its own message), stays as it is.
+def with_pages(inputs: list[str | Path]) -> list[str | Path]:
+    """The inputs with each file of several pages (a PDF, a multi-page TIFF) replaced by
+    its pages, in order (``scan.pdf#page=1``, ``scan.pdf#page=2`` ...): a document feeder
+    scans a tournament's sheets into one file, and each page is one sheet. Anything else,
+    a file that cannot be read included (it fails with its own message), stays as it is.
     """
     out: list[str | Path] = []
     for item in inputs:
         n = 1
-        if os.path.isfile(item) and is_pdf(item):
+        if os.path.isfile(item):
             try:
                 n = page_count(item)
             except NotAnImage:

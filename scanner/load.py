@@ -20,7 +20,8 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from scanner.errors import ImageTooLarge, NotAnImage
-from scanner.pdf import is_pdf, render_page, split_page
+from scanner.pages import named_page, split_page
+from scanner.pdf import is_pdf, render_page
 
 try:  # HEIC/HEIF from iPhones
     from pillow_heif import register_heif_opener
@@ -59,14 +60,15 @@ def load_photo(
     work_long_side: int = WORK_LONG_SIDE,
     max_pixels: int = MAX_PIXELS,
 ) -> Photo:
-    """Read an image file (JPEG, PNG, WebP, TIFF, HEIC...), a PDF page
-    (:mod:`scanner.pdf`: ``scan.pdf``, ``scan.pdf#page=2``) or take an array.
+    """Read an image file (JPEG, PNG, WebP, TIFF, HEIC...), a page of a PDF or of a
+    multi-page TIFF (:mod:`scanner.pages`: ``scan.pdf``, ``scan.pdf#page=2``) or take an
+    array.
 
     Parameters
     ----------
     source : path or (H, W[, C]) uint8 array
-        A file to decode (a PDF's page named as ``path#page=N``), or an already
-        decoded image (BGR, BGRA or grey).
+        A file to decode (a page named as ``path#page=N``), or an already decoded
+        image (BGR, BGRA or grey).
     work_long_side : int
         Decode at the smallest scale 1, 1/2, 1/4 or 1/8 whose long side keeps at
         least this many pixels.
@@ -95,13 +97,12 @@ def load_photo(
         raise NotAnImage(name, "no such file")
     if path.stat().st_size == 0:
         raise NotAnImage(name, "the file is empty")
-    if page is not None or is_pdf(path):
-        if not is_pdf(path):
-            raise NotAnImage(name, f"not a PDF document, so it has no page {page}")
+    if is_pdf(path):
         image, scale, full = render_page(name, work_long_side, max_pixels)
         return Photo(image=image, source=name, scale=scale, original_size=full, format="PDF")
     try:
         with Image.open(path) as im:
+            _to_page(im, name, page)
             return _decode(im, name, work_long_side, max_pixels, path)
     except Image.DecompressionBombError as e:
         raise ImageTooLarge(name, f"the image is too large to decode safely ({e})") from e
@@ -109,6 +110,18 @@ def load_photo(
         raise NotAnImage(name, "not an image (unrecognised or unsupported format)") from e
     except (OSError, SyntaxError, ValueError, EOFError) as e:
         raise NotAnImage(name, f"the image data is truncated or corrupt ({e})") from e
+
+
+def _to_page(im: Image.Image, name: str, page: int | None) -> None:
+    """Move an opened image to the page ``name`` asks for: a multi-page TIFF (an office
+    scanner's pile of sheets) is read a page at a time, and only a TIFF has pages."""
+    if im.format != "TIFF":
+        if page is not None:
+            raise NotAnImage(name, f"not a PDF or TIFF of several pages, so it has no page {page}")
+        return
+    index = named_page(name, "TIFF", page, int(getattr(im, "n_frames", 1)))
+    if index:
+        im.seek(index)
 
 
 _REDUCED = {

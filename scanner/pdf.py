@@ -1,29 +1,22 @@
-"""PDF pages read as photos: scanner apps save a sheet as a PDF, and a document feeder
-saves a tournament's sheets as one PDF of many pages.
+"""PDF pages read as photos (:mod:`scanner.pages` names them: ``scan.pdf#page=3``).
 
-A page is named as a PDF viewer's link names it, ``scan.pdf#page=3`` (pages count from
-1); a PDF of one page needs no page. A page is rendered with PDFium (``pypdfium2``),
-which applies the page's own turn (``/Rotate``), at the smallest of 300 dpi halved,
-quartered ... that keeps the working size, as a JPEG is decoded at a reduced scale:
-the "full" size a small sheet is looked at again in is the page at 300 dpi.
-PDFium is not thread-safe, and ``score`` decodes the next input in a second thread:
-every call into it holds one lock.
+A page is rendered with PDFium (``pypdfium2``), which applies the page's own turn
+(``/Rotate``), at the smallest of 300 dpi halved, quartered ... that keeps the working
+size, as a JPEG is decoded at a reduced scale: the "full" size a small sheet is looked
+at again in is the page at 300 dpi. PDFium is not thread-safe, and ``score`` decodes
+the next input in a second thread: every call into it holds one lock.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
 from scanner.errors import ImageTooLarge, NotAnImage
 
-#: How a page of a PDF is named after the file's path (a PDF link's fragment).
-PAGE_MARK = "#page="
 #: How a PDF file begins.
 PDF_START = b"%PDF-"
 FULL_DPI = 300.0  # a scan's usual resolution: the page's "full-size" decode
-_PAGE_SPEC = re.compile(r"^(?P<path>.+)#page=(?P<page>\d+)$")
 _LOCK = threading.Lock()
 
 
@@ -36,27 +29,6 @@ def is_pdf(path: str | Path) -> bool:
         return False
 
 
-def split_page(source: str | Path) -> tuple[str | Path, int | None]:
-    """``("scan.pdf", 3)`` for ``"scan.pdf#page=3"``; ``(source, None)``, as given, for
-    anything else, including a file that exists under that very name."""
-    found = _PAGE_SPEC.match(str(source))
-    if found is None or Path(source).exists():
-        return source, None
-    return found["path"], int(found["page"])
-
-
-def page_name(path: str | Path, page: int) -> str:
-    """The name of page ``page`` (from 1) of a PDF: ``scan.pdf#page=3``."""
-    return f"{path}{PAGE_MARK}{page}"
-
-
-def source_stem(source: str | Path) -> str:
-    """A file name's stem for an input's outputs: ``scan-page3`` for ``scan.pdf#page=3``."""
-    path, page = split_page(source)
-    stem = Path(path).stem
-    return stem if page is None else f"{stem}-page{page}"
-
-
 def _open(path: str, name: str):
     import pypdfium2 as pdfium  # lazy: only PDFs need it
 
@@ -67,7 +39,7 @@ def _open(path: str, name: str):
         raise NotAnImage(name, f"the PDF cannot be read ({why or 'damaged or incomplete'})") from e
 
 
-def page_count(path: str | Path) -> int:
+def pdf_page_count(path: str | Path) -> int:
     """How many pages a PDF file has (:class:`NotAnImage` when it cannot be read)."""
     with _LOCK:
         pdf = _open(str(path), str(path))
@@ -92,20 +64,14 @@ def render_page(
     import numpy as np
 
     from scanner.load import reduction_factor
+    from scanner.pages import named_page, split_page
 
     name = str(source)
     path, page = split_page(source)
     with _LOCK:
         pdf = _open(str(path), name)
         try:
-            n = len(pdf)
-            if n == 0:
-                raise NotAnImage(name, "the PDF has no pages")
-            if page is None and n > 1:
-                raise NotAnImage(name, f"a PDF of {n} pages: name one, as {page_name(path, 1)}")
-            if page is not None and not 1 <= page <= n:
-                raise NotAnImage(name, f"the PDF has no page {page} (it has {n})")
-            pdf_page = pdf[(page or 1) - 1]
+            pdf_page = pdf[named_page(name, "PDF", page, len(pdf))]
             width_pt, height_pt = pdf_page.get_size()
             full = (round(width_pt * FULL_DPI / 72), round(height_pt * FULL_DPI / 72))
             if min(full) < 1:

@@ -1,10 +1,11 @@
-"""Scans saved as PDFs: a scanner app's one page, a document feeder's pile of sheets.
+"""Files of several pages, a sheet a page: scans saved as PDFs (a scanner app's one page,
+a document feeder's pile of sheets) and multi-page TIFFs (an office scanner's).
 
-Each page is read as a photo (scanner.pdf), named as a PDF link names it
-(``scan.pdf#page=2``). The PDFs are made here from the shipped sample photos, as Pillow
-writes a scan (one JPEG image filling each page), and checked against the photos'
-drawn truth; odd PDFs (a turned page, a page the size of a wall, no pages, pages that
-do not exist) are built with PDFium itself.
+Each page is read as a photo (scanner.pages, scanner.pdf), named as a PDF link names it
+(``scan.pdf#page=2``). The files are made here from the shipped sample photos, as Pillow
+writes a scan (one JPEG image filling each PDF page; TIFF pages losslessly), and checked
+against the photos' drawn truth; odd PDFs (a turned page, a page the size of a wall, no
+pages, pages that do not exist) are built with PDFium itself.
 """
 
 import csv
@@ -17,10 +18,10 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image
 
-from app.inputs import with_pdf_pages
+from app.inputs import with_pages
 from scanner.errors import ImageTooLarge, NotAnImage
 from scanner.load import load_photo
-from scanner.pdf import split_page
+from scanner.pages import split_page
 from tests.cli_fixtures import DEAL, ROOT, run
 from tests.test_cli_end_to_end import README_PHOTO, SHIPPED, check_photo
 
@@ -70,7 +71,7 @@ def test_a_turned_page_is_read_turned(tmp_path):
 def test_a_pdf_of_several_pages_is_one_sheet_a_page(tmp_path):
     pdf = save_pdf(tmp_path / "round 1.pdf", SHIPPED)
     pages = [f"{pdf}#page={k}" for k in range(1, len(SHIPPED) + 1)]
-    assert with_pdf_pages([pdf, ROOT / "samples" / "sparse-b.txt"]) == [
+    assert with_pages([pdf, ROOT / "samples" / "sparse-b.txt"]) == [
         *pages,
         ROOT / "samples" / "sparse-b.txt",
     ]
@@ -103,7 +104,7 @@ def test_read_asks_for_one_page_and_names_missing_ones(tmp_path):
 
 def test_a_page_of_something_else_or_of_nothing_is_refused(tmp_path):
     photo = ROOT / README_PHOTO
-    with pytest.raises(NotAnImage, match="not a PDF document, so it has no page 2"):
+    with pytest.raises(NotAnImage, match="not a PDF or TIFF of several pages, so it has no page 2"):
         load_photo(f"{photo}#page=2")
     with pytest.raises(NotAnImage, match="no such file"):
         load_photo(f"{tmp_path / 'gone.pdf'}#page=1")
@@ -140,3 +141,23 @@ def test_batch_scores_each_page_and_leaves_its_own_report_alone(tmp_path):
     assert [name.rsplit("-", 1)[0] for name in overlays] == ["feeder-page1", "feeder-page2"]
     again = run(*args, "--workers", "0")  # the overlays written last time are no sheets
     assert again.exit_code == 0 and "This run: 0 scored, 0 failed" in again.stdout
+
+
+def test_a_tiff_of_several_pages_is_one_sheet_a_page(tmp_path):
+    tiff = tmp_path / "feeder.tif"
+    first, *rest = [Image.open(p) for p in SHIPPED[:2]]
+    first.save(tiff, save_all=True, append_images=rest, compression="tiff_deflate")
+    single = tmp_path / "one.tif"
+    first.save(single)
+    assert with_pages([single, tiff]) == [single, f"{tiff}#page=1", f"{tiff}#page=2"]
+    res = run("score", str(tiff), "--cards", DEAL, "--json")
+    assert res.exit_code == 0, res.stderr
+    got = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [g["source"] for g in got] == [f"{tiff}#page=1", f"{tiff}#page=2"]
+    for photo, sheet in zip(SHIPPED[:2], got, strict=True):
+        truth = json.loads(photo.with_suffix(".json").read_text())
+        assert (sheet["side"], sheet["coins"]) == (truth["side"], truth["coins"]), photo.name
+    res = run("read", str(tiff))
+    assert res.stderr.strip() == f"error: {tiff}: a TIFF of 2 pages: name one, as {tiff}#page=1"
+    res = run("read", f"{tiff}#page=3")
+    assert res.stderr.strip() == f"error: {tiff}#page=3: the TIFF has no page 3 (it has 2)"
