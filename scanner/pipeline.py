@@ -85,6 +85,11 @@ def _background(fn, *args) -> Future:
     return _pool.submit(fn, *args)
 
 
+#: Cell units of a fit's frame seen in a mirror (flipped left to right about the grid's
+#: middle) -> the frame's own: ``(u, v) -> (11 - u, v)``.
+MIRROR = np.array([[-1.0, 0.0, SIZE], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
 @dataclass
 class Scan:
     """What the scanner saw on one photo.
@@ -113,6 +118,8 @@ class Scan:
     debug: dict = field(default_factory=dict)
     #: The cell reading started while the coins were read (:func:`set_overlap`), or None.
     cells: Future | None = field(default=None, repr=False, compare=False)
+    #: The photo shows the sheet mirrored (read flipped back).
+    mirrored: bool = False
 
 
 def scan_photo(
@@ -223,8 +230,11 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     # the GIL, and side by side they took longer than one after the other.
     orientation = _orientation(image, best.homography, side)
     k = orientation.quarter_turns
-    h_work = best.homography @ rotation(k)
-    lattice_work = turn_lattice(best.lattice, k)
+    h_fit, lattice_fit = best.homography, best.lattice
+    if orientation.mirrored:  # the turn is the flipped canvas's: flip the fit's frame
+        h_fit, lattice_fit = h_fit @ MIRROR, lattice_fit[:, ::-1]
+    h_work = h_fit @ rotation(k)
+    lattice_work = turn_lattice(lattice_fit, k)
     view = rectify_grid(image, h_work, lattice_work)
     colour = colour_spread(view)
     cells = None
@@ -264,6 +274,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         outside=outside,
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work, cut),
         cells=cells,
+        mirrored=orientation.mirrored,
     )
 
 
@@ -466,6 +477,11 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(
             f"the grid was found unsurely (fit {shown(scan.fit)}): compare the map with the"
             " photo (--overlay), or photograph the whole sheet again, closer"
+        )
+    if scan.mirrored:
+        notes.append(
+            "the photo shows the sheet mirrored (a front camera, or a webcam that mirrors?):"
+            " it was read flipped back"
         )
     if scan.side_confidence < UNSURE_SIDE:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
