@@ -29,8 +29,7 @@ from app.inputs import (
     load_input,
     with_pages,
 )
-from scanner.pages import source_stem
-from scanner.pdf import is_pdf
+from scanner.pages import is_pdf, source_stem
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.errors import NotAnImage
-from scanner.pages import page_count, page_name, split_page
-from scanner.pdf import PDF_START
+from scanner.pages import PDF_START, TIFF_STARTS, file_head, page_count, page_name, split_page
 from scanner.sheet import Sheet
 from scoring.textmap import load_map_file
 
@@ -66,24 +65,8 @@ class LoadedInput:
 
 
 #: How image files begin (JPEG, PNG, GIF, TIFF), for files whose name does not say.
-_IMAGE_STARTS = (
-    b"\xff\xd8\xff",
-    b"\x89PNG\r\n\x1a\n",
-    b"GIF87a",
-    b"GIF89a",
-    b"II*\x00",
-    b"MM\x00*",
-)
+_IMAGE_STARTS = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", *TIFF_STARTS)
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1", b"avif", b"avis")
-
-
-def _head(path: str | Path, n: int = 12) -> bytes:
-    """The file's first ``n`` bytes (empty when it cannot be read)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(n)
-    except OSError:
-        return b""
 
 
 def is_photo(path: str | Path) -> bool:
@@ -94,7 +77,7 @@ def is_photo(path: str | Path) -> bool:
     file, page = split_page(path)
     if page is not None or Path(file).suffix.lower() in PHOTO_SUFFIXES:
         return True
-    head = _head(file)
+    head = file_head(file)
     return (
         head.startswith((*_IMAGE_STARTS, PDF_START))
         or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")

@@ -20,8 +20,8 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from scanner.errors import ImageTooLarge, NotAnImage
-from scanner.pages import named_page, split_page
-from scanner.pdf import is_pdf, render_page
+from scanner.pages import is_pdf, named_page, split_page
+from scanner.pdf import render_page
 
 try:  # HEIC/HEIF from iPhones
     from pillow_heif import register_heif_opener

@@ -12,13 +12,14 @@ import re
 from pathlib import Path
 
 from scanner.errors import NotAnImage
-from scanner.pdf import is_pdf, pdf_page_count
 
 #: How a page of a file is named after the file's path (a PDF link's fragment).
 PAGE_MARK = "#page="
-_PAGE_SPEC = re.compile(r"^(?P<path>.+)#page=(?P<page>\d+)$")
+_PAGE_SPEC = re.compile(rf"^(?P<path>.+){re.escape(PAGE_MARK)}(?P<page>\d+)$")
+#: How a PDF file begins.
+PDF_START = b"%PDF-"
 #: How TIFF files begin (little- and big-endian).
-_TIFF_STARTS = (b"II*\x00", b"MM\x00*")
+TIFF_STARTS = (b"II*\x00", b"MM\x00*")
 
 
 def split_page(source: str | Path) -> tuple[str | Path, int | None]:
@@ -42,22 +43,30 @@ def source_stem(source: str | Path) -> str:
     return stem if page is None else f"{stem}-page{page}"
 
 
-def is_tiff(path: str | Path) -> bool:
-    """True for a TIFF file, by its first bytes."""
+def file_head(path: str | Path, n: int = 12) -> bytes:
+    """The file's first ``n`` bytes (empty when it cannot be read)."""
     try:
         with open(path, "rb") as f:
-            return f.read(4).startswith(_TIFF_STARTS)
+            return f.read(n)
     except OSError:
-        return False
+        return b""
+
+
+def is_pdf(path: str | Path) -> bool:
+    """True for a PDF document, by its first bytes (whatever its name)."""
+    return file_head(path, len(PDF_START)) == PDF_START
 
 
 def page_count(path: str | Path) -> int:
     """How many pages (sheets) a file holds: a PDF's pages, a TIFF's images, 1 for
     anything else (a JPEG's embedded preview is not a page). Raises :class:`NotAnImage`
     for a PDF that cannot be read."""
-    if is_pdf(path):
+    head = file_head(path)
+    if head.startswith(PDF_START):
+        from scanner.pdf import pdf_page_count  # lazy: PDFium only for PDFs
+
         return pdf_page_count(path)
-    if not is_tiff(path):
+    if not head.startswith(TIFF_STARTS):
         return 1
     from PIL import Image  # lazy: listing inputs needs no image library otherwise
 

@@ -14,19 +14,8 @@ from pathlib import Path
 
 from scanner.errors import ImageTooLarge, NotAnImage
 
-#: How a PDF file begins.
-PDF_START = b"%PDF-"
 FULL_DPI = 300.0  # a scan's usual resolution: the page's "full-size" decode
 _LOCK = threading.Lock()
-
-
-def is_pdf(path: str | Path) -> bool:
-    """True for a PDF document, by its first bytes (whatever its name)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(PDF_START)) == PDF_START
-    except OSError:
-        return False
 
 
 def _open(path: str, name: str):
