@@ -160,6 +160,9 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
     with something lying on the sheet; synthesis 25) and of 76 real prints with marks
     drawn in stay as they were. Nor is a blank reading taken when the band's light
     shows marks the paper's light must not overrule (:func:`_thin_marks_in`).
+
+    A count read short of sure (``_THIN_CHECK_BELOW``) whose "unmarked" coins still
+    differ in their darkest pixels is given as unsure (:func:`thin_mark_among_unmarked`).
     """
     grey = _track_grey(view)
     radius = g.COIN_RADIUS * g.CANON_PX_PER_CELL
