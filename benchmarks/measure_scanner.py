@@ -35,6 +35,8 @@ plain as the check that nothing else moved.
 
 ``--grey-print`` draws each game on a black-and-white home print of the sheet
 (benchmarks/grey_print.py: no orange, gold or brown, white office paper).
+``--mirror`` flips each photo left to right, as a front camera or a webcam saves it: the
+scanner should read it flipped back (the share read as mirrored is printed).
 
 ``--screenshot phone|desktop|chat|mixed`` scans each photo as a screenshot of it
 (benchmarks/screenshot.py: a scan opened on a phone or a computer, with the screen
@@ -132,6 +134,8 @@ def measure_one(args: tuple) -> dict:
         "share": share,
         "kind": kind,
         "style": truth.get("style", "?"),
+        "mirrored_ok": scan.mirrored == truth.get("mirrored", False),
+        "mirrored_truth": truth.get("mirrored", False),
         "coins_under": sum(a >= COIN_UNDER for a in truth.get("coins_covered", ())),
         **(covered_cells(scan, truth) if cells and errors[0] <= TOLERANCE else {}),
     }
@@ -220,6 +224,11 @@ def main() -> None:
         help="draw each game on a black-and-white home print (benchmarks/grey_print.py)",
     )
     parser.add_argument(
+        "--mirror",
+        action="store_true",
+        help="flip each photo left to right, as a front camera saves it (read flipped back?)",
+    )
+    parser.add_argument(
         "--cells",
         action="store_true",
         help="also read the cells: count misread covered ones (with --occlude) and the"
@@ -235,6 +244,10 @@ def main() -> None:
         if args.occlude != "none":
             parser.error("--grey-print does not go with --occlude or --screenshot")
         args.occlude = "grey-print"
+    if args.mirror:
+        if args.occlude != "none":
+            parser.error("--mirror does not go with --occlude, --screenshot or --grey-print")
+        args.occlude = "mirror"
     if args.cells:
         args.occlude += "+cells"  # measure_one reads it from its work item
     for difficulty, rows in measure_rendered(args, measure_one):
@@ -299,6 +312,12 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
         f"coins {share(found, 'coins_ok'):7.2%}  "
         f"median scan {np.median([r['ms'] for r in rows]):.0f} ms"
     )
+    if any(r.get("mirrored_truth") for r in rows):
+        scanned = [r for r in rows if "mirrored_ok" in r]
+        print(
+            f"        read as mirrored (flipped back): {sum(r['mirrored_ok'] for r in scanned)}"
+            f" of {len(scanned)} photos with a grid (a mirror missed leaves the grid 'not found')"
+        )
     errors = [r["error"] for r in rows if "error" in r and r["error"] <= TOLERANCE]
     print(f"        worst cell of a found photo: mean {np.mean(errors) if errors else 0:.4f} cell")
     # A wrong count given with confidence under 0.5 is flagged for the player to check.

@@ -78,7 +78,28 @@ def rendered_sample(
         return path, _write_truth(path, {**truth, "print": "grey"})
     if screen is not None:
         return path, _write_screenshot(path, seed, difficulty, screen)
+    if occlude == "mirror":
+        return path, _write_mirrored(path, seed, difficulty)
     return path, _write_occluded(path, seed, difficulty, occlude)
+
+
+def _write_mirrored(path: Path, seed: int, difficulty: str) -> dict:
+    """The photo as a front camera or a webcam that mirrors saves it: flipped left to right
+    (the truth lattice with it), written upright without an EXIF turn."""
+    import cv2
+
+    from models.synth import make_photo
+
+    img, truth = make_photo(seed, difficulty)
+    width = img.shape[1]
+    lattice = [[[width - 1 - x, y] for x, y in row] for row in truth["lattice"]]
+    truth = {**truth, "lattice": lattice, "mirrored": True, "exif_orientation": 1}
+    truth["image_size"] = [width, img.shape[0]]
+    truth["grid_corners"] = [lattice[0][0], lattice[0][-1], lattice[-1][-1], lattice[-1][0]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), cv2.flip(img, 1), [cv2.IMWRITE_JPEG_QUALITY, 92]):
+        raise OSError(f"could not write {path}")
+    return _write_truth(path, truth)
 
 
 def _write_screenshot(path: Path, seed: int, difficulty: str, kind: str) -> dict:
