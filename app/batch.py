@@ -94,7 +94,8 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
     TIFFs of several pages into their pages (:func:`app.inputs.with_pages`).
 
     Files named explicitly are always kept (a bad one then fails with its own
-    message). Inside directories, files of other kinds are skipped, and so are
+    message). Inside directories, files of other kinds are skipped, and so are an HTML
+    report's files (``X_files`` beside ``X.html``: ``--html``'s overlays), and
     ``.json`` files that are not map files (a photo's ``.json`` sidecar, indexes).
     Missing paths are kept, so that they are reported as failures.
     """
@@ -118,8 +119,11 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
         for child in sorted(p for p in path.rglob("*") if p.is_file()):
             if child.name.startswith(".") or _key(child) in excluded:
                 continue
-            if any(_key(folder) in excluded for folder in child.parents):
-                continue  # in an excluded folder (the HTML report's overlays)
+            folders = child.relative_to(path).parents  # its folders, the one given first
+            if any(_key(path / f) in excluded for f in folders):
+                continue  # in an excluded folder (this run's HTML report's overlays)
+            if any(_report_files(path / f) for f in folders if f.parts):
+                continue  # an HTML report's overlays, from a run without --html
             suffix = child.suffix.lower()
             if suffix in PHOTO_SUFFIXES:
                 add(str(child))
@@ -136,6 +140,13 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))
     return Collected(files, skipped)
+
+
+def _report_files(folder: Path) -> bool:
+    """Whether ``folder`` holds an HTML report's files: ``X_files`` beside ``X.html``
+    (``batch --html``'s overlays, or a page a browser saved), never sheets to score."""
+    name = folder.name
+    return name.endswith("_files") and folder.with_name(name[: -len("_files")] + ".html").is_file()
 
 
 def _json_not_a_map(path: Path) -> str | None:

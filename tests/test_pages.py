@@ -141,6 +141,9 @@ def test_batch_scores_each_page_and_leaves_its_own_report_alone(tmp_path):
     assert [name.rsplit("-", 1)[0] for name in overlays] == ["feeder-page1", "feeder-page2"]
     again = run(*args, "--workers", "0")  # the overlays written last time are no sheets
     assert again.exit_code == 0 and "This run: 0 scored, 0 failed" in again.stdout
+    # Nor are they when the report is not asked for again: X_files beside X.html.
+    plain = run("batch", str(folder), "--cards", DEAL, "--out", str(out), "--workers", "0")
+    assert plain.exit_code == 0 and "This run: 0 scored, 0 failed" in plain.stdout
 
 
 def test_a_tiff_of_several_pages_is_one_sheet_a_page(tmp_path):
