@@ -421,6 +421,7 @@ def batch(
         finished_sources,
         overlay_name,
         read_results,
+        report_files_folder,
     )
     from app.corrections import fixes_text
 
@@ -441,7 +442,7 @@ def batch(
         previous = read_results(out)
     except (BadResultsFile, OSError) as err:
         raise _usage(_one_line(err)) from None
-    overlay_dir = html.with_name(html.stem + "_files") if html is not None else None
+    overlay_dir = report_files_folder(html) if html is not None else None
     # The results, the report and its overlays may lie in the folder scored: not sheets.
     collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
     # A sheet is done when scored without error with what is now set for it by hand.

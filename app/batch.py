@@ -142,11 +142,21 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
     return Collected(files, skipped)
 
 
+#: An HTML report ``X.html`` keeps its files (``batch --html``'s overlays) in ``X_files``,
+#: as a browser saves a page.
+REPORT_FILES_SUFFIX = "_files"
+
+
+def report_files_folder(html: Path) -> Path:
+    """Where the HTML report ``html`` keeps its overlays: ``X_files`` beside ``X.html``."""
+    return html.with_name(html.stem + REPORT_FILES_SUFFIX)
+
+
 def _report_files(folder: Path) -> bool:
-    """Whether ``folder`` holds an HTML report's files: ``X_files`` beside ``X.html``
-    (``batch --html``'s overlays, or a page a browser saved), never sheets to score."""
-    name = folder.name
-    return name.endswith("_files") and folder.with_name(name[: -len("_files")] + ".html").is_file()
+    """Whether ``folder`` holds an HTML report's files (:func:`report_files_folder` of an
+    ``.html`` file beside it), never sheets to score."""
+    stem = folder.name.removesuffix(REPORT_FILES_SUFFIX)
+    return stem != folder.name and folder.with_name(stem + ".html").is_file()
 
 
 def _json_not_a_map(path: Path) -> str | None:
