@@ -26,10 +26,11 @@ from app.inputs import (
     MAP_SUFFIXES,
     PHOTO_SUFFIXES,
     is_photo,
+    is_video,
     load_input,
     with_pages,
 )
-from scanner.pages import is_pdf, source_stem
+from scanner.pages import source_stem
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -135,7 +136,9 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
                     skipped.append((str(child), why))
                 else:
                     add(str(child))
-            elif is_pdf(child):  # a scan saved without its extension
+            elif is_video(child):
+                skipped.append((str(child), "a video"))
+            elif is_photo(child):  # a photo or scan saved without its extension
                 add(str(child))
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))

@@ -6,6 +6,7 @@ only when a photo is given.
 
 from __future__ import annotations
 
+import codecs
 import importlib.util
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,9 +21,12 @@ from scoring.textmap import load_map_file
 PHOTO_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".jfif", ".png", ".webp", ".tif", ".tiff", ".heic", ".heif", ".gif", ".bmp"}
     | {".avif"}  # what some Android phones save
+    | {".jp2", ".j2k", ".jpf", ".jpx"}  # JPEG 2000 (some cameras and archives)
     | {".pdf"}  # a scan: each page is read as a photo (scanner.pdf)
 )
 MAP_SUFFIXES = frozenset({".txt", ".map", ".json"})
+#: Videos, by name (a Live Photo's movie beside its still, a clip of the table).
+VIDEO_SUFFIXES = frozenset({".mov", ".mp4", ".m4v", ".3gp", ".avi", ".mkv", ".webm"})
 
 _overlap = False
 
@@ -64,8 +68,17 @@ class LoadedInput:
     view: object | None = None
 
 
-#: How image files begin (JPEG, PNG, GIF, TIFF), for files whose name does not say.
-_IMAGE_STARTS = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", *TIFF_STARTS)
+#: How image files begin (JPEG, PNG, GIF, TIFF, JPEG 2000 as a file and as a bare
+#: codestream), for files whose name does not say.
+_IMAGE_STARTS = (
+    b"\xff\xd8\xff",
+    b"\x89PNG\r\n\x1a\n",
+    b"GIF87a",
+    b"GIF89a",
+    *TIFF_STARTS,
+    b"\x00\x00\x00\x0cjP  \r\n\x87\n",
+    b"\xff\x4f\xff\x51",
+)
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1", b"avif", b"avis")
 
 
@@ -83,6 +96,55 @@ def is_photo(path: str | Path) -> bool:
         or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
         or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
     )
+
+
+#: ISO media brands (``ftyp``) of videos: MP4, QuickTime, 3GPP.
+_VIDEO_BRANDS = (
+    b"isom",
+    b"iso2",
+    b"mp41",
+    b"mp42",
+    b"qt  ",
+    b"M4V ",
+    b"avc1",
+    b"3gp4",
+    b"3gp5",
+    b"3gp6",
+)
+#: One line for a video given as a sheet.
+VIDEO_PROBLEM = "a video, not a photo: score a still photo of the sheet"
+#: One line for a file that is binary data but no image format read here.
+NEITHER_PROBLEM = (
+    "neither a photo in a format cartoscore reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF,"
+    " BMP, JPEG 2000, PDF) nor a text map file"
+)
+
+
+def is_video(path: str | Path) -> bool:
+    """True for a video file, by its extension or, under another name than a photo's,
+    by its first bytes (an iPhone's Live Photo leaves a ``.MOV`` beside each still)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in VIDEO_SUFFIXES:
+        return True
+    if suffix in PHOTO_SUFFIXES:
+        return False
+    head = file_head(path)
+    return (
+        (head[4:8] == b"ftyp" and head[8:12] in _VIDEO_BRANDS)
+        or head.startswith(b"\x1aE\xdf\xa3")  # Matroska, WebM
+        or (head[:4] == b"RIFF" and head[8:12] == b"AVI ")
+    )
+
+
+def _binary(path: str | Path) -> bool:
+    """True when the file's start is no UTF-8 text (a NUL byte, or bytes UTF-8 does not
+    allow): whatever it is, it is not a text map."""
+    head = file_head(path, 512)
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head)  # a cut last character is fine
+    except UnicodeDecodeError:
+        return True
+    return b"\x00" in head
 
 
 def read_photo(
@@ -139,11 +201,15 @@ def load_input(
         raise UnreadableInput(f"{path}: is a folder (cartoscore batch scores a folder)")
     if os.path.isfile(file) and not os.access(file, os.R_OK):
         raise UnreadableInput(f"{path}: cannot read (permission denied)")
+    if is_video(file):
+        raise NotAnImage(str(path), VIDEO_PROBLEM)
     if photo_only or is_photo(path):
         if keep_view:
             sheet, view = scan_and_read_photo(path, side=side, decoded=decoded)
             return LoadedInput(sheet, view=view)
         return LoadedInput(read_photo(path, side=side, decoded=decoded))
+    if Path(file).suffix.lower() not in MAP_SUFFIXES and _binary(file):
+        raise NotAnImage(str(path), NEITHER_PROBLEM)
     mf = load_map_file(path, side=side)
     return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)
 

@@ -3,6 +3,7 @@
 Each case is built here: a text file named .jpg, an empty file, a JPEG cut short,
 an image without a sheet, a PNG whose header declares 400 megapixels, a folder,
 a missing file, a PDF (as a scanner app saves a scan; also under a photo's name),
+a video (a Live Photo's movie, a clip without an extension), an office document,
 two rendered sheets side by side in one photo, an unknown card.
 """
 
@@ -51,6 +52,10 @@ def bad_files(tmp_path_factory) -> dict[str, Path]:
         "huge.png": png_declaring(20000, 20000),
         "scan.pdf": PDF,
         "pdf-as.jpg": PDF,
+        # An iPhone's Live Photo leaves a QuickTime movie beside each still.
+        "IMG_0001.MOV": b"\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00qt  " + bytes(64),
+        "clip": b"\x00\x00\x00\x1cftypisom\x00\x00\x02\x00isomiso2mp41" + bytes(64),
+        "notes.docx": b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)),  # a zip
     }
     for name, data in files.items():
         (d / name).write_bytes(data)
@@ -72,6 +77,9 @@ CASES = {
     "folder.txt": "is a folder (cartoscore batch scores a folder)",
     "scan.pdf": "the PDF cannot be read (damaged or incomplete)",
     "pdf-as.jpg": "the PDF cannot be read (damaged or incomplete)",
+    "IMG_0001.MOV": "a video, not a photo: score a still photo of the sheet",
+    "clip": "a video, not a photo",
+    "notes.docx": "neither a photo in a format cartoscore reads (JPEG, PNG, HEIC,",
 }
 
 
@@ -98,7 +106,9 @@ def test_missing_file_and_debug_traceback(tmp_path):
     assert "Traceback" in res.stderr and "NotAnImage" in res.stderr
 
 
-@pytest.mark.parametrize("name", ["text.jpg", "table.png", "empty.png", "scan.pdf"])
+@pytest.mark.parametrize(
+    "name", ["text.jpg", "table.png", "empty.png", "scan.pdf", "IMG_0001.MOV", "clip"]
+)
 def test_read_fails_with_one_line(bad_files, name):
     res = run("read", str(bad_files[name]))
     assert res.exit_code == 1
@@ -163,7 +173,7 @@ def test_batch_goes_on_past_every_bad_file(bad_files, tmp_path):
     files = [str(p) for name, p in sorted(bad_files.items()) if name in CASES]
     res = run("batch", *files, sample, "--out", str(out), "--workers", "0")
     assert res.exit_code == 1
-    assert "This run: 1 scored, 7 failed" in res.stdout
+    assert "This run: 1 scored, 10 failed" in res.stdout
     assert "Traceback" not in res.stdout + res.stderr
 
 

@@ -48,6 +48,23 @@ def test_collect_keeps_sheets_and_skips_other_files(folder):
     }
 
 
+def test_collect_tells_photos_and_videos_by_their_first_bytes(tmp_path):
+    """A photo saved without its extension is scored, as ``score`` reads it; a Live
+    Photo's movie, or a clip without an extension, is skipped as a video."""
+    ok, jpeg = cv2.imencode(".jpg", np.full((60, 80, 3), 200, np.uint8))
+    (tmp_path / "IMG_0002").write_bytes(jpeg.tobytes())
+    (tmp_path / "IMG_0002.MOV").write_bytes(b"\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00qt  ")
+    (tmp_path / "clip").write_bytes(b"\x00\x00\x00\x1cftypisom\x00\x00\x02\x00isommp41")
+    (tmp_path / "data.bin").write_bytes(bytes(range(256)))
+    got = collect_inputs([tmp_path])
+    assert [Path(f).name for f in got.files] == ["IMG_0002"]
+    assert {Path(p).name: why for p, why in got.skipped} == {
+        "IMG_0002.MOV": "a video",
+        "clip": "a video",
+        "data.bin": "not a photo or map file",
+    }
+
+
 def test_a_photos_truth_sidecar_is_not_a_map(tmp_path):
     (tmp_path / "p.jpg").write_bytes(b"x")
     (tmp_path / "p.json").write_text(json.dumps({"grid": ["." * 11] * 11}))

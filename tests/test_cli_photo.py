@@ -219,6 +219,17 @@ def test_an_android_avif_photo_is_read(tmp_path):
     check_photo(tmp_path / "PXL_20261128.avif", truth, tmp_path)
 
 
+def test_a_jpeg_2000_photo_is_read(tmp_path):
+    from PIL import Image, ImageOps
+
+    from tests.test_cli_end_to_end import README_PHOTO, check_photo
+
+    with Image.open(ROOT / README_PHOTO) as im:
+        ImageOps.exif_transpose(im).save(tmp_path / "sheet.jp2")  # JPEG 2000 keeps no EXIF
+    truth = json.loads((ROOT / README_PHOTO).with_suffix(".json").read_text())
+    check_photo(tmp_path / "sheet.jp2", truth, tmp_path)
+
+
 def test_an_iphone_heic_photo_is_read(photo, stand_in, tmp_path):
     from PIL import Image
     from pillow_heif import register_heif_opener

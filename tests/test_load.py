@@ -238,7 +238,7 @@ def test_big_truncated_jpeg_is_refused(tmp_path):
         load_photo(cut)
 
 
-@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "TIFF", "WEBP", "AVIF"])
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "GIF", "TIFF", "WEBP", "AVIF", "JPEG2000"])
 def test_a_photo_without_its_extension_is_still_a_photo(tmp_path, fmt):
     """Saved from a chat or a browser as ``image`` or under a wrong name, a photo is
     told by its first bytes; a text map file is not."""
@@ -263,3 +263,25 @@ def test_a_heic_photo_without_its_extension_is_still_a_photo(tmp_path):
     path = tmp_path / "IMG_0001"
     pillow_heif.from_pillow(_marked_rgb(128, 96)).save(path, quality=90, format="HEIF")
     assert is_photo(path)
+
+
+def test_a_large_jpeg_2000_is_decoded_at_a_reduced_resolution(tmp_path):
+    """A JPEG 2000 file (some cameras, archives) is read from its lower resolution
+    levels, as a JPEG is decoded by DCT scaling, not decoded whole and then shrunk:
+    4000 px wide gives the 1000 px the scanner works at, its picture kept."""
+    from app.inputs import is_photo
+
+    path = tmp_path / "scan.jp2"
+    grain = np.random.default_rng(3).integers(0, 40, (2000, 4000, 3))
+    picture = (np.asarray(_marked_rgb(4000, 2000)) - grain).clip(0, 255).astype(np.uint8)
+    Image.fromarray(picture).save(path)
+    assert is_photo(path)
+    photo = load_photo(path)
+    assert photo.image.shape == (500, 1000, 3) and photo.scale == 0.25
+    assert photo.original_size == (4000, 2000) and photo.format == "JPEG2000"
+    with Image.open(path) as im:
+        im.reduce = 2  # the file's own quarter-resolution level
+        level = np.asarray(im.convert("RGB"))[:, :, ::-1]
+    assert np.array_equal(photo.image, level)
+    b, g, r = photo.image[50, 50].astype(int)  # the red block at the top-left
+    assert r > 180 and g < 60 and b < 60
