@@ -35,7 +35,7 @@ FRAME_OUTER_SLACK = 0.03
 
 # Labels: row letters A-K left of the grid, column numbers 1-11 below it.
 ROW_LABEL_X = -0.5
-COLUMN_LABEL_Y = GRID_CELLS + 0.38
+COLUMN_LABEL_Y = GRID_CELLS + 0.47  # their centres, 0.27 below the outer line (real print)
 SIDE_LABEL_XY = (GRID_CELLS - 0.25, -0.35)  # "(A)" / "(B)" above the top-right corner
 
 # Coin track: 14 coins in a band below the grid.
