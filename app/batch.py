@@ -26,8 +26,8 @@ from app.inputs import (
     MAP_SUFFIXES,
     PHOTO_SUFFIXES,
     is_photo,
-    is_video,
     load_input,
+    media_kind,
     with_pages,
 )
 from scanner.pages import source_stem
@@ -136,9 +136,9 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
                     skipped.append((str(child), why))
                 else:
                     add(str(child))
-            elif is_video(child):
+            elif (kind := media_kind(child)) == "video":
                 skipped.append((str(child), "a video"))
-            elif is_photo(child):  # a photo or scan saved without its extension
+            elif kind == "photo":  # a photo or scan saved without its extension
                 add(str(child))
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))

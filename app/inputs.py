@@ -82,22 +82,6 @@ _IMAGE_STARTS = (
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1", b"avif", b"avis")
 
 
-def is_photo(path: str | Path) -> bool:
-    """True when the file name says it is an image (by extension, case-insensitive), or
-    when its first bytes do: a photo saved without an extension, or under a wrong one,
-    is still read as a photo rather than refused as a map file that is not text.
-    A PDF (a scan) and a PDF's page (``scan.pdf#page=2``) are read as photos too."""
-    file, page = split_page(path)
-    if page is not None or Path(file).suffix.lower() in PHOTO_SUFFIXES:
-        return True
-    head = file_head(file)
-    return (
-        head.startswith((*_IMAGE_STARTS, PDF_START))
-        or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
-        or (head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS)
-    )
-
-
 #: ISO media brands (``ftyp``) of videos: MP4, QuickTime, 3GPP.
 _VIDEO_BRANDS = (
     b"isom",
@@ -120,20 +104,51 @@ NEITHER_PROBLEM = (
 )
 
 
-def is_video(path: str | Path) -> bool:
-    """True for a video file, by its extension or, under another name than a photo's,
-    by its first bytes (an iPhone's Live Photo leaves a ``.MOV`` beside each still)."""
-    suffix = Path(path).suffix.lower()
+def _ftyp_brand(head: bytes) -> bytes | None:
+    """The major brand of an ISO media file (HEIC, AVIF, MP4, QuickTime), or None."""
+    return head[8:12] if head[4:8] == b"ftyp" else None
+
+
+def media_kind(path: str | Path) -> str | None:
+    """ "photo", "video" or None (neither), by the file's extension, else by its first
+    bytes, read once.
+
+    A photo saved without an extension, or under a wrong one, is still read as a photo
+    rather than refused as a map file that is not text; a PDF (a scan) and a PDF's page
+    (``scan.pdf#page=2``) are read as photos too. A video is told apart so that it can
+    be refused as one (an iPhone's Live Photo leaves a ``.MOV`` beside each still).
+    """
+    file, page = split_page(path)
+    suffix = Path(file).suffix.lower()
     if suffix in VIDEO_SUFFIXES:
-        return True
-    if suffix in PHOTO_SUFFIXES:
-        return False
-    head = file_head(path)
-    return (
-        (head[4:8] == b"ftyp" and head[8:12] in _VIDEO_BRANDS)
+        return "video"
+    if page is not None or suffix in PHOTO_SUFFIXES:
+        return "photo"
+    head = file_head(file)
+    brand = _ftyp_brand(head)
+    if (
+        brand in _VIDEO_BRANDS
         or head.startswith(b"\x1aE\xdf\xa3")  # Matroska, WebM
         or (head[:4] == b"RIFF" and head[8:12] == b"AVI ")
-    )
+    ):
+        return "video"
+    if (
+        head.startswith((*_IMAGE_STARTS, PDF_START))
+        or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+        or brand in _HEIF_BRANDS
+    ):
+        return "photo"
+    return None
+
+
+def is_photo(path: str | Path) -> bool:
+    """True when the file's name or first bytes say it is an image (:func:`media_kind`)."""
+    return media_kind(path) == "photo"
+
+
+def is_video(path: str | Path) -> bool:
+    """True when the file's name or first bytes say it is a video (:func:`media_kind`)."""
+    return media_kind(path) == "video"
 
 
 def _binary(path: str | Path) -> bool:
@@ -201,9 +216,10 @@ def load_input(
         raise UnreadableInput(f"{path}: is a folder (cartoscore batch scores a folder)")
     if os.path.isfile(file) and not os.access(file, os.R_OK):
         raise UnreadableInput(f"{path}: cannot read (permission denied)")
-    if is_video(file):
+    kind = media_kind(path)
+    if kind == "video":
         raise NotAnImage(str(path), VIDEO_PROBLEM)
-    if photo_only or is_photo(path):
+    if photo_only or kind == "photo":
         if keep_view:
             sheet, view = scan_and_read_photo(path, side=side, decoded=decoded)
             return LoadedInput(sheet, view=view)
