@@ -265,6 +265,32 @@ def test_a_heic_photo_without_its_extension_is_still_a_photo(tmp_path):
     assert is_photo(path)
 
 
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "photo"),  # an iPhone photo
+        (b"\x00\x00\x00\x14ftypqt  \x00\x00\x02\x00qt  ", "video"),  # a Live Photo's clip
+        (b"\x1aE\xdf\xa3\x9fB\x86\x81\x01", "video"),  # WebM
+        (b"RIFF\x00\x00\x00\x00AVI LIST", "video"),
+        (b"...........\n" * 11, None),  # a text map
+    ],
+)
+def test_a_file_without_an_extension_is_told_by_one_look_at_its_start(
+    tmp_path, monkeypatch, head, kind
+):
+    """Photo, video or neither is decided from the first bytes, read once (the batch
+    folder walk and ``score`` ask both questions of every such file)."""
+    import app.inputs
+
+    path = tmp_path / "upload"
+    path.write_bytes(head + bytes(64))
+    reads = []
+    real = app.inputs.file_head
+    monkeypatch.setattr(app.inputs, "file_head", lambda *a: reads.append(a) or real(*a))
+    assert app.inputs.media_kind(path) == kind
+    assert len(reads) == 1
+
+
 def test_a_large_jpeg_2000_is_decoded_at_a_reduced_resolution(tmp_path):
     """A JPEG 2000 file (some cameras, archives) is read from its lower resolution
     levels, as a JPEG is decoded by DCT scaling, not decoded whole and then shrunk:
