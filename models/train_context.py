@@ -163,21 +163,34 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2, help="rendering processes (cache misses)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--cells",
+        type=Path,
+        default=MODEL_PATH,
+        help="the 8-bit cell model whose outputs to learn from (default the committed one)",
+    )
+    ap.add_argument(
+        "--synth-version",
+        help="read the sheets cached from this synthesis version (default the current one)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    px = model_input_px(MODEL_PATH)  # the cells as the cell model reads them
+    px = model_input_px(args.cells)  # the cells as the cell model reads them
+    kept = {"px": px, "version": args.synth_version}
     parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
     for first in [] if args.mean else args.first_seeds:
-        views = cached_set("train", list(range(first, first + VIEWS)), args.workers, px=px)
-        parts.append(sheet_arrays(views))
+        views = cached_set("train", list(range(first, first + VIEWS)), args.workers, **kept)
+        parts.append(sheet_arrays(views, args.cells))
         photo_seeds = list(range(first, first + PHOTOS))
-        photos = cached_set("train", photo_seeds, args.workers, source="photo", px=px)
-        parts.append(sheet_arrays(photos))
+        photos = cached_set("train", photo_seeds, args.workers, source="photo", **kept)
+        parts.append(sheet_arrays(photos, args.cells))
         del views, photos
     arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
-    val = sheet_arrays(cached_set("val", val_seeds, args.workers, source="photo", px=px))
+    val = sheet_arrays(
+        cached_set("val", val_seeds, args.workers, source="photo", **kept), args.cells
+    )
     print(
         f"{len(arrays.get('side', ()))} training sheets, {len(val['side'])} validation sheets "
         f"({time.perf_counter() - t0:.0f} s)"
@@ -207,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), CACHE_DIR / f"{args.out.stem}-seed{seed}.pt")
         nets.append(net)
-    export_context_onnx(nets[0] if len(nets) == 1 else ContextMean(nets), str(args.out))
+    export_context_onnx(nets[0] if len(nets) == 1 else ContextMean(nets), str(args.out), args.cells)
     from scanner.context import context_logits
 
     read = np.stack(
@@ -235,6 +248,7 @@ def main(argv: list[str] | None = None) -> None:
             "layers": args.layers,
             "positions": args.positions,
             "net": args.net,
+            "cell_model": args.cells.name,
             "feature_drop": args.feature_drop,
             "minutes": round((time.perf_counter() - t0) / 60, 1),
         },
