@@ -110,8 +110,8 @@ def _ftyp_brand(head: bytes) -> bytes | None:
 
 
 def media_kind(path: str | Path) -> str | None:
-    """ "photo", "video" or None (neither), by the file's extension, else by its first
-    bytes, read once.
+    """What a file is, by its extension, else by its first bytes (read once): "photo",
+    "video" or None (neither).
 
     A photo saved without an extension, or under a wrong one, is still read as a photo
     rather than refused as a map file that is not text; a PDF (a scan) and a PDF's page
@@ -144,11 +144,6 @@ def media_kind(path: str | Path) -> str | None:
 def is_photo(path: str | Path) -> bool:
     """True when the file's name or first bytes say it is an image (:func:`media_kind`)."""
     return media_kind(path) == "photo"
-
-
-def is_video(path: str | Path) -> bool:
-    """True when the file's name or first bytes say it is a video (:func:`media_kind`)."""
-    return media_kind(path) == "video"
 
 
 def _binary(path: str | Path) -> bool:
