@@ -211,6 +211,12 @@ def main() -> None:
                     for k in range(4)
                 ]
                 off = min(errors) > 0.1
+                if off:
+                    where = "in" if in_range else "outside"
+                    print(
+                        f"  seed {seed} ({style}): grid {min(errors):.3f} cell off (the sheet"
+                        f" {where} SHEET.md's range)"
+                    )
                 wrong_way = not off and (errors[0] > 0.1 or drawn.side != scan.side)
                 for tally in (here, totals["all"], totals[style]):
                     tally.update(
