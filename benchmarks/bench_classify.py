@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import defaultdict
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -69,16 +70,17 @@ def main() -> None:
         sessions.append(classify._session(path, args.threads))
         print(f"{path.name}: session creation {(time.perf_counter() - t0) * 1000:.1f} ms")
 
-    times = {path: ([], [], [], [], [], [], []) for path in models}
+    # Per model, per part: the seconds of each sheet's timing.
+    times: dict[Path, dict[str, list[float]]] = {path: defaultdict(list) for path in models}
     for _ in range(args.repeat):
         for crops, layout in sheets:
             for path, sess in zip(models, sessions, strict=True):
-                whole, prep, run, consist, covered, outlines, reading = times[path]
+                took = times[path]
                 t0 = time.perf_counter()
                 classify.classify_cells(
                     crops, layout, model=path, threads=args.threads, mirror=args.mirror
                 )
-                whole.append(time.perf_counter() - t0)
+                took["whole"].append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 hidden = _ready(covered_cells(crops, classify.free_cells(layout)))
                 t1 = time.perf_counter()
@@ -93,9 +95,9 @@ def main() -> None:
                     hidden=hidden,
                     outlines=lines,
                 )
-                reading.append(time.perf_counter() - t2)
-                covered.append(t1 - t0)
-                outlines.append(t2 - t1)
+                took["reading"].append(time.perf_counter() - t2)
+                took["covered"].append(t1 - t0)
+                took["outlines"].append(t2 - t1)
                 t0 = time.perf_counter()
                 feed = classify.session_inputs(sess, crops, layout)
                 t1 = time.perf_counter()
@@ -104,25 +106,26 @@ def main() -> None:
                 probs = classify.apply_layout_prior(classify._softmax(logits.astype(float)), layout)
                 t3 = time.perf_counter()
                 classify.sheet_consistency(probs, features.astype(float), layout)
-                consist.append(time.perf_counter() - t3)
-                prep.append(t1 - t0)
-                run.append(t2 - t1)
+                took["consistency"].append(time.perf_counter() - t3)
+                took["prep"].append(t1 - t0)
+                took["run"].append(t2 - t1)
     mirror = ", mirror averaging" if args.mirror else ""
     for path in models:
-        whole, prep, run, consist, covered, outlines, reading = times[path]
-        n = len(whole)
+        took = times[path]
+        whole, reading = np.median(took["whole"]) * 1000, np.median(took["reading"]) * 1000
+        n = len(took["whole"])
         print(f"{path}: {n} sheet classifications, 121 cells, {args.threads} thread(s){mirror}:")
-        print(f"  classify_cells      {_ms(whole)}")
-        print(f"  normalise inputs    {_ms(prep)}")
-        print(f"  onnxruntime run     {_ms(run)}")
-        print(f"  sheet consistency   {_ms(consist)}")
-        print(f"  covered cells       {_ms(covered)}  (score: in its other thread)")
-        print(f"  edge lines          {_ms(outlines)}  (score: in its other thread)")
-        print(f"  classify_cells given both, as score's reading thread runs it: {_ms(reading)}")
-        print(f"  per cell            {np.median(whole) * 1000 / 121:.3f} ms")
+        print(f"  classify_cells      {_ms(took['whole'])}")
+        print(f"  normalise inputs    {_ms(took['prep'])}")
+        print(f"  onnxruntime run     {_ms(took['run'])}")
+        print(f"  sheet consistency   {_ms(took['consistency'])}")
+        print(f"  covered cells       {_ms(took['covered'])}  (score: in its other thread)")
+        print(f"  edge lines          {_ms(took['outlines'])}  (score: in its other thread)")
+        print(f"  given both (score's reading thread) {_ms(took['reading'])}")
+        print(f"  per cell            {whole / 121:.3f} ms")
         print(
-            f"  target 15 ms: ratio {np.median(whole) * 1000 / 15:.2f} (everything),"
-            f" {np.median(reading) * 1000 / 15:.2f} (score's reading thread)"
+            f"  target 15 ms: ratio {whole / 15:.2f} (everything),"
+            f" {reading / 15:.2f} (score's reading thread)"
         )
 
 
