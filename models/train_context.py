@@ -177,19 +177,19 @@ def main(argv: list[str] | None = None) -> None:
 
     t0 = time.perf_counter()
     px = model_input_px(args.cells)  # the cells as the cell model reads them
-    kept = {"px": px, "version": args.synth_version}
+    cache = {"px": px, "version": args.synth_version}  # which cached rendering to read
     parts = []  # each set's cells are read one set at a time: the crops are GBs, these MBs
     for first in [] if args.mean else args.first_seeds:
-        views = cached_set("train", list(range(first, first + VIEWS)), args.workers, **kept)
+        views = cached_set("train", list(range(first, first + VIEWS)), args.workers, **cache)
         parts.append(sheet_arrays(views, args.cells))
         photo_seeds = list(range(first, first + PHOTOS))
-        photos = cached_set("train", photo_seeds, args.workers, source="photo", **kept)
+        photos = cached_set("train", photo_seeds, args.workers, source="photo", **cache)
         parts.append(sheet_arrays(photos, args.cells))
         del views, photos
     arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + 100))
     val = sheet_arrays(
-        cached_set("val", val_seeds, args.workers, source="photo", **kept), args.cells
+        cached_set("val", val_seeds, args.workers, source="photo", **cache), args.cells
     )
     print(
         f"{len(arrays.get('side', ()))} training sheets, {len(val['side'])} validation sheets "
