@@ -191,6 +191,7 @@ def score(
             raise _usage(f"{cards_file}: no cards in this file")
     if deal is not None:
         _warn_deal(deal)
+    _check_overlay(overlay, explain, deal)
 
     from app.inputs import DecodeAhead, is_photo, load_input, use_second_thread, warm_up_reader
 
@@ -221,7 +222,7 @@ def score(
                 failed = True
                 _write_attempts(overlay, err, str(path), len(inputs))
 
-    draw = _overlay_writer(overlay, explain, len(inputs)) if overlay is not None else None
+    draw = OverlayWriter(overlay, explain, len(inputs)) if overlay is not None else None
     if per_season:
         failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw)
     else:
@@ -236,6 +237,7 @@ def score(
                     traceback.print_exc()
                 _report_error(source, _one_line(err), as_json)
                 failed = True
+    failed |= draw is not None and draw.failed
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
@@ -256,21 +258,50 @@ def _nearby_settings(path: Path):
     return None if found is None else _load_settings(found)
 
 
-def _overlay_writer(target: Path, explain: str | None, n_inputs: int):
-    """A function (sheet, view, game, index) writing the overlay of one input."""
+def _check_overlay(
+    target: Path | None, explain: str | None = None, deal: dict[str, str] | None = None
+) -> None:
+    """Exit 2 at once, rather than after the inputs are read, when ``--overlay`` cannot
+    be written or ``--explain`` names no card, or none of ``deal`` (the cards given for
+    every input; without them each input's own cards are known only once it is read)."""
+    if target is None:
+        return
+    from app.overlay import UnknownExplain, check_explain, overlay_target_problem, resolve_explain
 
-    def draw(sheet, view, game, index: int) -> None:
-        from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
-
-        path = _overlay_path(target, sheet.source, n_inputs)
+    problem = overlay_target_problem(target)
+    if problem is not None:
+        raise _usage(f"--overlay {target}: {problem}")
+    if explain is not None:
         try:
-            edict = None if explain is None else resolve_explain(explain, game.cards)
+            if deal is None:
+                check_explain(explain)
+            else:
+                resolve_explain(explain, deal)
         except UnknownExplain as err:
             raise _usage(str(err)) from None
-        write_overlay(path, draw_overlay(sheet, view, game, edict))
-        _err(f"overlay written to {path}")
 
-    return draw
+
+class OverlayWriter:
+    """Writes each input's overlay (called with sheet, view, game, index). An overlay that
+    cannot be made (written, or ``--explain``'s card is not in that game) is one line on
+    stderr and sets :attr:`failed`; the input's report stands as printed."""
+
+    def __init__(self, target: Path, explain: str | None, n_inputs: int) -> None:
+        self.target, self.explain, self.n_inputs = target, explain, n_inputs
+        self.failed = False
+
+    def __call__(self, sheet, view, game, index: int) -> None:
+        from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
+
+        path = _overlay_path(self.target, sheet.source, self.n_inputs)
+        try:
+            edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
+            write_overlay(path, draw_overlay(sheet, view, game, edict))
+        except (UnknownExplain, OSError) as err:
+            _err(f"error: {sheet.source}: no overlay: {_one_line(err)}")
+            self.failed = True
+        else:
+            _err(f"overlay written to {path}")
 
 
 def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
@@ -424,6 +455,7 @@ def batch(
         report_files_folder,
     )
     from app.corrections import fixes_text
+    from app.outputs import output_path_problem
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)
@@ -438,6 +470,10 @@ def batch(
         _warn_deal(deal)
     if workers is not None and workers < 0:
         raise _usage(f"--workers takes 0 or more, got {workers}")
+    for option, path, example in (("--out", out, "results.csv"), ("--html", html, "report.html")):
+        problem = None if path is None else output_path_problem(path, example)
+        if problem is not None:
+            raise _usage(f"{option} {path}: {problem}")
     try:
         previous = read_results(out)
     except (BadResultsFile, OSError) as err:
@@ -448,7 +484,10 @@ def batch(
     # A sheet is done when scored without error with what is now set for it by hand.
     done = finished_sources(previous)
     if overlay_dir is not None:
-        overlay_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            overlay_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise _usage(f"--html {html}: cannot make {overlay_dir}: {_one_line(err)}") from None
     jobs, used = [], {}
     for path in collected.files:
         nearby, job_side, found = None, side_key, None
@@ -471,6 +510,8 @@ def batch(
         )
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")
+    for path, why in collected.unreadable:
+        _err(f"error: {path}: {why}")
     sheets = {os.path.realpath(f) for f in collected.files}
     for source, found in used.items():
         for named in sorted(set(found.fixes) - sheets):
@@ -490,11 +531,18 @@ def batch(
             "run the same command again to score the rest"
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except OSError as err:  # the results file could not be written (full disk...)
+        _err(f"error: {out}: cannot write the results: {_one_line(err)}")
+        raise typer.Exit(EXIT_FAILED) from None
     rows = read_results(out)
     if html is not None:
-        write_html(html, rows, overlay_dir)
+        try:
+            write_html(html, rows, overlay_dir)
+        except OSError as err:
+            _err(f"error: {html}: cannot write the HTML report: {_one_line(err)}")
+            raise typer.Exit(EXIT_FAILED) from None
         _err(f"HTML report written to {html}")
-    failed = print_summary(console, rows, new_rows)
+    failed = print_summary(console, rows, new_rows) or bool(collected.unreadable)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
@@ -535,18 +583,15 @@ def read(
     from app.report import candidates_text, correction_text
     from scoring.textmap import format_text
 
-    use_second_thread()
-    warm_up_reader()
     side_key = _check_side(side)
     fixes = _parse_fixes(set_cells, 1).get(0, {})
+    _check_overlay(overlay)
+    use_second_thread()
+    warm_up_reader()
     try:
         in_side = _side_for(fixes, side_key)
         item = load_input(photo, side=in_side, keep_view=overlay is not None, photo_only=True)
         item = _corrected(item, fixes)
-        if overlay is not None:
-            from app.overlay import draw_overlay, write_overlay
-
-            write_overlay(overlay, draw_overlay(item.sheet, item.view))
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
@@ -563,6 +608,13 @@ def read(
         typer.echo(f"; set by hand: {correction_text(fix)}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
     if overlay is not None:
+        from app.overlay import draw_overlay, write_overlay
+
+        try:
+            write_overlay(overlay, draw_overlay(sheet, item.view))
+        except OSError as err:
+            _err(f"error: {photo}: no overlay: {_one_line(err)}")
+            raise typer.Exit(EXIT_FAILED) from None
         _err(f"overlay written to {overlay}")
 
 

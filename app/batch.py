@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.inputs import (
@@ -85,6 +85,8 @@ class Collected:
 
     files: list[str]
     skipped: list[tuple[str, str]]
+    #: Folders that could not be listed (with why): their sheets, if any, are not scored.
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
 
 
 # --- finding the sheets -------------------------------------------------------------
@@ -103,6 +105,7 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
     excluded = {_key(p) for p in exclude}
     files: list[str] = []
     skipped: list[tuple[str, str]] = []
+    unreadable: list[tuple[str, str]] = []
     seen: set[str] = set()
 
     def add(path: str) -> None:
@@ -117,14 +120,7 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
         if not path.is_dir():
             add(str(item))
             continue
-        for child in sorted(p for p in path.rglob("*") if p.is_file()):
-            if child.name.startswith(".") or _key(child) in excluded:
-                continue
-            folders = child.relative_to(path).parents  # its folders, the one given first
-            if any(_key(path / f) in excluded for f in folders):
-                continue  # in an excluded folder (this run's HTML report's overlays)
-            if any(_report_files(path / f) for f in folders if f.parts):
-                continue  # an HTML report's overlays, from a run without --html
+        for child in _folder_files(path, excluded, unreadable):
             suffix = child.suffix.lower()
             if suffix in PHOTO_SUFFIXES:
                 add(str(child))
@@ -142,7 +138,30 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
                 add(str(child))
             elif child.name != "cartoscore.toml":
                 skipped.append((str(child), "not a photo or map file"))
-    return Collected(files, skipped)
+    return Collected(files, skipped, unreadable)
+
+
+def _folder_files(top: Path, excluded: set[str], unreadable: list[tuple[str, str]]) -> list[Path]:
+    """The files in ``top`` and its subfolders (sorted; links to folders are not
+    followed), leaving out hidden files, the ``excluded`` files and folders (this run's
+    results and HTML report) and HTML reports' folders (:func:`_report_files`, a run
+    without ``--html``). A folder that cannot be listed is added to ``unreadable``."""
+    if _key(top) in excluded:
+        return []
+
+    def cannot_list(err: OSError) -> None:
+        why = (err.strerror or type(err).__name__).lower()
+        unreadable.append((err.filename or str(top), f"cannot read this folder ({why})"))
+
+    found = []
+    for folder, subfolders, names in os.walk(top, onerror=cannot_list):
+        here = Path(folder)
+        subfolders[:] = [
+            d for d in subfolders if _key(here / d) not in excluded and not _report_files(here / d)
+        ]
+        files = (here / n for n in names if not n.startswith("."))
+        found += [f for f in files if _key(f) not in excluded]
+    return sorted(p for p in found if p.is_file())
 
 
 #: An HTML report ``X.html`` keeps its files (``batch --html``'s overlays) in ``X_files``,
@@ -168,7 +187,7 @@ def _json_not_a_map(path: Path) -> str | None:
         return "a photo's sidecar"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested thousands deep
         return "not JSON"
     if not isinstance(data, dict) or "grid" not in data:
         return "JSON without a map grid"
@@ -307,7 +326,7 @@ def read_results(path: str | Path) -> list[dict]:
         for line in text.splitlines():
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict) and "source" in obj:
                 rows.append(obj)

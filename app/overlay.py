@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from app.outputs import output_path_problem
 from app.report import counted, review_effects
 from app.what_if import IfRunnerUp, changing
 from scanner import geometry as g
@@ -60,15 +61,26 @@ class UnknownExplain(ValueError):
     """``--explain`` names neither an edict letter nor one of the game's four cards."""
 
 
+def check_explain(what: str) -> None:
+    """Raise :class:`UnknownExplain` when ``--explain`` names neither an edict letter nor
+    any card (whether the card is in a game is known only once its cards are)."""
+    if what.strip().upper() not in EDICTS:
+        _explained_card(what)
+
+
+def _explained_card(what: str):
+    try:
+        return find_card(what.strip())
+    except UnknownCard as err:
+        raise UnknownExplain(f"--explain: {err}") from None
+
+
 def resolve_explain(what: str, cards: dict[str, str]) -> str:
     """Edict letter (A-D) for ``--explain``: an edict letter, a card id or a card name."""
     key = what.strip()
     if key.upper() in EDICTS:
         return key.upper()
-    try:
-        card = find_card(key)
-    except UnknownCard as err:
-        raise UnknownExplain(f"--explain: {err}") from None
+    card = _explained_card(key)
     for edict, card_id in cards.items():
         if card_id == card.id:
             return edict
@@ -242,11 +254,32 @@ def _draw_title(
         y += th + 10
 
 
+def overlay_target_problem(path: str | Path) -> str | None:
+    """Why an overlay cannot be written to ``path`` (checked before any input is read,
+    so that ``--overlay`` with a bad name fails at once), or None.
+
+    ``path`` must name a file of an image type OpenCV writes (PNG, JPEG, WebP, TIFF...)
+    in a folder that exists; with several inputs each overlay goes beside it, with the
+    same folder and extension (``cli._overlay_path``).
+    """
+    path = Path(path)
+    problem = output_path_problem(path, "overlay.png")
+    if problem is not None:
+        return problem
+    if not cv2.haveImageWriter(str(path)):
+        kind = f"{path.suffix} images" if path.suffix else "a file without an extension"
+        return f"cannot write {kind}: use .png or .jpg"
+    return None
+
+
 def write_overlay(path: str | Path, image: np.ndarray) -> None:
     """Write the overlay (PNG, JPEG... by the file's extension); OSError if it cannot."""
     path = Path(path)
     params = [cv2.IMWRITE_JPEG_QUALITY, 85] if path.suffix.lower() in (".jpg", ".jpeg") else []
-    ok = cv2.imwrite(str(path), image, params)
+    try:
+        ok = cv2.imwrite(str(path), image, params)
+    except cv2.error:  # OpenCV raises for an extension it has no writer for
+        ok = False
     if not ok:
         raise OSError(f"{path}: cannot write the overlay image (unknown extension or path)")
 

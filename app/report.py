@@ -96,11 +96,12 @@ def sheet_json(
         out["set_by_hand"] = [
             {"space": c.space, "symbol": c.symbol, "read": c.read} for c in sheet.corrected
         ]
-    if sheet.confidence is not None or sheet.review:
-        out["review"] = [
-            {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
-            for r in sheet.review
-        ]
+    # Always there (CLI.md's object has it): a map file's is empty unless it has cells to
+    # check (one read by hand marks them).
+    out["review"] = [
+        {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
+        for r in sheet.review
+    ]
     return out
 
 

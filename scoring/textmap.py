@@ -154,6 +154,8 @@ def parse_json(
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise BadMapFile(f"not valid JSON: {err.msg} at line {err.lineno}") from None
+    except RecursionError:  # brackets nested thousands deep: no map is
+        raise BadMapFile("not a map: JSON nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("grid"), list):
         raise BadMapFile('expected a JSON object with a "grid" list of 11 strings')
     if not all(isinstance(row, str) for row in data["grid"]):

@@ -132,8 +132,13 @@ def test_explain_by_edict_letter_and_unknown_card(tmp_path):
     out = tmp_path / "d.png"
     assert run("score", SAMPLE, "--overlay", str(out), "--explain", "D").exit_code == 0
     assert out.exists()
-    res = run("score", SAMPLE, "--overlay", str(out), "--explain", "greenbough")
+    # A card not dealt: with --cards for every input, bad usage before anything is read;
+    # with the cards of the map's own header, that input's overlay fails (exit 1).
+    res = run("score", SAMPLE, "--overlay", str(out), "--explain", "greenbough", "--cards", DEAL)
     assert res.exit_code == 2 and "greenbough is not one of this game's cards" in res.stderr
+    assert res.stdout == ""
+    res = run("score", SAMPLE, "--overlay", str(out), "--explain", "greenbough")
+    assert res.exit_code == 1 and "greenbough is not one of this game's cards" in res.stderr
     res = run("score", SAMPLE, "--explain", "D")
     assert res.exit_code == 2 and "--overlay" in res.stderr
 
