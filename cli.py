@@ -67,6 +67,16 @@ def _parse_coins(text: str | None) -> list[int] | None:
         raise _usage(f"--coins takes a number (or one per season: a,b,c,d), got {text!r}") from None
     if len(values) not in (1, 4) or not all(0 <= v <= 14 for v in values):
         raise _usage(f"--coins: give 1 or 4 numbers from 0 to 14, got {text!r}")
+    drops = [i for i in range(1, len(values)) if values[i] < values[i - 1]]
+    if drops:  # RULES.md: the coins marked so far; a marked coin stays marked
+        from scoring.game import SEASONS
+
+        i = drops[0]
+        _err(
+            f"warning: --coins {text}: {SEASONS[i][0]} has fewer coins ({values[i]}) than "
+            f"{SEASONS[i - 1][0]} ({values[i - 1]}), but marked coins stay marked; "
+            "scored as given"
+        )
     return values
 
 

@@ -96,9 +96,24 @@ def test_coins_option_one_or_per_season():
     [obj] = json_lines(run("score", SAMPLE, "--json", "--coins", "0").stdout)
     assert [s["total"] for s in obj["seasons"]] == [22, 14, 14, 22]
     # 15+12+1-5, 12+7+2-5, 7+12+3-5, 12+15+4-5
-    [obj] = json_lines(run("score", SAMPLE, "--json", "--coins", "1,2,3,4").stdout)
+    res = run("score", SAMPLE, "--json", "--coins", "1,2,3,4")
+    [obj] = json_lines(res.stdout)
     assert [s["total"] for s in obj["seasons"]] == [23, 16, 17, 26]
     assert obj["total"] == 82
+    assert res.stderr == ""
+
+
+def test_per_season_coins_that_go_down_are_scored_with_a_warning():
+    """RULES.md §2: "+1 per coin marked on the coin track so far": a marked coin stays
+    marked, so a count going down is a slip; it is scored as given, and said once."""
+    res = run("score", SAMPLE, "--json", "--coins", "5,3,4,6")
+    assert res.exit_code == 0
+    [obj] = json_lines(res.stdout)
+    assert [s["coins"] for s in obj["seasons"]] == [5, 3, 4, 6]
+    assert res.stderr.splitlines() == [
+        "warning: --coins 5,3,4,6: summer has fewer coins (3) than spring (5), but marked"
+        " coins stay marked; scored as given"
+    ]
 
 
 def test_unknown_card_is_usage_error_listing_ids():
