@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.errors import NotAnImage
-from scanner.pages import PDF_START, TIFF_STARTS, file_head, page_count, page_name, split_page
+from scanner.pages import PDF_START, file_head, page_count, page_name, split_page
 from scanner.sheet import Sheet
+from scanner.signatures import HEAD_BYTES, ftyp_brand, is_image_head
 from scoring.textmap import load_map_file
 
 PHOTO_SUFFIXES = frozenset(
@@ -68,20 +69,6 @@ class LoadedInput:
     view: object | None = None
 
 
-#: How image files begin (JPEG, PNG, GIF, TIFF, JPEG 2000 as a file and as a bare
-#: codestream), for files whose name does not say.
-_IMAGE_STARTS = (
-    b"\xff\xd8\xff",
-    b"\x89PNG\r\n\x1a\n",
-    b"GIF87a",
-    b"GIF89a",
-    *TIFF_STARTS,
-    b"\x00\x00\x00\x0cjP  \r\n\x87\n",
-    b"\xff\x4f\xff\x51",
-)
-_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1", b"avif", b"avis")
-
-
 #: ISO media brands (``ftyp``) of videos: MP4, QuickTime, 3GPP.
 _VIDEO_BRANDS = (
     b"isom",
@@ -104,11 +91,6 @@ NEITHER_PROBLEM = (
 )
 
 
-def _ftyp_brand(head: bytes) -> bytes | None:
-    """The major brand of an ISO media file (HEIC, AVIF, MP4, QuickTime), or None."""
-    return head[8:12] if head[4:8] == b"ftyp" else None
-
-
 def media_kind(path: str | Path) -> str | None:
     """What a file is, by its extension, else by its first bytes (read once): "photo",
     "video" or None (neither).
@@ -124,19 +106,14 @@ def media_kind(path: str | Path) -> str | None:
         return "video"
     if page is not None or suffix in PHOTO_SUFFIXES:
         return "photo"
-    head = file_head(file)
-    brand = _ftyp_brand(head)
+    head = file_head(file, HEAD_BYTES)
     if (
-        brand in _VIDEO_BRANDS
+        ftyp_brand(head) in _VIDEO_BRANDS
         or head.startswith(b"\x1aE\xdf\xa3")  # Matroska, WebM
         or (head[:4] == b"RIFF" and head[8:12] == b"AVI ")
     ):
         return "video"
-    if (
-        head.startswith((*_IMAGE_STARTS, PDF_START))
-        or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
-        or brand in _HEIF_BRANDS
-    ):
+    if head.startswith(PDF_START) or is_image_head(head):
         return "photo"
     return None
 

@@ -20,8 +20,9 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from scanner.errors import ImageTooLarge, NotAnImage
-from scanner.pages import is_pdf, named_page, split_page
+from scanner.pages import file_head, is_pdf, named_page, split_page
 from scanner.pdf import render_page
+from scanner.signatures import HEAD_BYTES, is_image_head
 
 try:  # HEIC/HEIF from iPhones
     from pillow_heif import register_heif_opener
@@ -31,10 +32,15 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
     pass
 
 MAX_PIXELS = 150_000_000  # refuse to decode more than this (decompression bombs)
-# Pillow warns of a bomb above its own, lower limit; the size is checked here instead.
-# Filtered once at import rather than around each decode: ``warnings.catch_warnings``
-# is not thread-safe, and ``score`` decodes the next photo in a second thread.
+# Pillow refuses (above twice its limit) or warns of a bomb by its own, lower limit; the
+# size is checked here instead, from the header, before any pixel is decoded, so that
+# every photo too large is refused with the same line. The warning is filtered once at
+# import rather than around each decode: ``warnings.catch_warnings`` is not thread-safe,
+# and ``score`` decodes the next photo in a second thread.
+Image.MAX_IMAGE_PIXELS = None
 warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+#: The problem of a file that begins as an image but cannot be decoded to its end.
+DAMAGED = "the image data is truncated or corrupt"
 WORK_LONG_SIDE = 1000  # decode at the smallest power-of-two scale keeping this many px
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that turn the picture a quarter
 
@@ -104,12 +110,14 @@ def load_photo(
         with Image.open(path) as im:
             _to_page(im, name, page)
             return _decode(im, name, work_long_side, max_pixels, path)
-    except Image.DecompressionBombError as e:
-        raise ImageTooLarge(name, f"the image is too large to decode safely ({e})") from e
     except UnidentifiedImageError as e:
+        if is_image_head(file_head(path, HEAD_BYTES)):  # a HEIC or AVIF cut short
+            raise NotAnImage(name, DAMAGED) from e
         raise NotAnImage(name, "not an image (unrecognised or unsupported format)") from e
     except (OSError, SyntaxError, ValueError, EOFError) as e:
-        raise NotAnImage(name, f"the image data is truncated or corrupt ({e})") from e
+        # Pillow's own words ("image file is truncated (4 bytes not processed)" for half a
+        # file) say less than they seem to: the one line stays ours.
+        raise NotAnImage(name, DAMAGED) from e
 
 
 def _to_page(im: Image.Image, name: str, page: int | None) -> None:
