@@ -261,7 +261,8 @@ def _load_settings(path: Path):
 
 
 def _nearby_settings(path: Path):
-    """The cartoscore.toml next to an input (or in the current directory), read; or None."""
+    """The cartoscore.toml nearest an input (its folder or one above, else the current
+    directory), read; or None."""
     from app.config import find_settings
 
     found = find_settings(path)

@@ -1,7 +1,7 @@
 """Tournament settings from a small TOML file: the four cards, set once for many sheets.
 
-``cartoscore.toml`` next to the photos (or in the current directory), or any file
-given with ``--cards-file``::
+``cartoscore.toml`` next to the photos or in a folder above them (the nearest), or in
+the current directory, or any file given with ``--cards-file``::
 
     # cartoscore.toml
     cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]  # edicts A-D
@@ -124,8 +124,11 @@ def _side(name: str, value: object) -> str | None:
 
 
 def find_settings(input_path: str | Path, cwd: str | Path | None = None) -> Path | None:
-    """The ``cartoscore.toml`` next to an input, else in ``cwd`` (default: the current dir)."""
-    for folder in (Path(input_path).parent, Path(cwd) if cwd is not None else Path.cwd()):
+    """The ``cartoscore.toml`` nearest an input: in its folder or the nearest folder above
+    it (a round's file at the top of its folder serves the tables' subfolders), else in
+    ``cwd`` (default: the current dir)."""
+    here = Path(input_path).absolute().parent
+    for folder in (here, *here.parents, Path(cwd) if cwd is not None else Path.cwd()):
         candidate = folder / CONFIG_NAME
         if candidate.is_file():
             return candidate

@@ -211,6 +211,30 @@ def test_cards_from_a_settings_file_in_the_folder(tmp_path):
     assert row["total"] == 96 - 6 * 4  # the hand working, without the header's coins
 
 
+def test_a_settings_file_serves_the_subfolders_below_it(tmp_path):
+    """README: "Put the photos ... in a folder, with the round's cards in
+    cartoscore.toml"; "Folders are searched recursively". A table's subfolder with no
+    file of its own takes the round's; one with its own file takes that."""
+    plain = "\n".join(open(ROOT / "samples" / "wilderness-a.txt").read().splitlines()[-11:])
+    d = tmp_path / "round4"
+    for table in ("table1", "table2/late"):
+        (d / table).mkdir(parents=True)
+        (d / table / "s.txt").write_text(plain + "\n")
+    (d / "cartoscore.toml").write_text(
+        'cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]\n'
+    )
+    (d / "table2" / "cartoscore.toml").write_text(
+        'cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]\n'
+        '[set]\n"late/s.txt" = "coins=2"\n'
+    )
+    out = tmp_path / "r.csv"
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0, res.stdout
+    totals = {Path(r["source"]).parent.name: r["total"] for r in read_results(out)}
+    # the hand working without the header's 6 coins, then with 2 set by hand
+    assert totals == {"table1": 96 - 6 * 4, "late": 96 - 6 * 4 + 2 * 4}
+
+
 def test_a_map_files_own_header_wins_over_the_folders_settings(tmp_path):
     d = tmp_path / "round3"
     d.mkdir()
