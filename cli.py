@@ -354,10 +354,8 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
         _err(f"error: {message}")
 
 
-NO_CARDS = "no cards (give --cards A,B,C,D, --cards-file, a cartoscore.toml or a 'cards:' header)"
-
-
 def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Console, draw) -> None:
+    from app.config import NO_CARDS
     from app.report import render_sheet, sheet_json
     from scoring.game import score_game
 
@@ -378,6 +376,7 @@ def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Conso
 
 def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw) -> bool:
     """Score the inputs as spring, summer, fall, winter of one sheet. True if any failed."""
+    from app.config import NO_CARDS
     from app.report import render_game, render_sheet, sheet_json
     from scoring.game import SEASONS, score_game
 
@@ -635,7 +634,9 @@ def synth(
     n: int = typer.Option(100, "--n", help="Number of sheets to render."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
     difficulty: str = typer.Option("mixed", "--difficulty", help="clean, normal, hard or mixed."),
-    cells: bool = typer.Option(False, "--cells", help="Also write the cell crops."),
+    cells: bool = typer.Option(
+        False, "--cells", help="Write each sheet's cell crops and labels instead of photos."
+    ),
 ) -> None:
     """Render synthetic photos of filled-in sheets (training and test data)."""
     if difficulty not in ("clean", "normal", "hard", "mixed"):

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.config import NO_CARDS
 from app.inputs import (
     MAP_SUFFIXES,
     PHOTO_SUFFIXES,
@@ -58,7 +59,6 @@ INT_COLUMNS = frozenset(
 )
 
 
-NO_CARDS = "no cards (give --cards, --cards-file, a cartoscore.toml or a 'cards:' header)"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 PRELOAD = ["cv2", "onnxruntime", "app.batch", "app.overlay", "scanner.pipeline", "scanner.classify"]
 

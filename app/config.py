@@ -33,6 +33,8 @@ from scoring.cards import UnknownCard, find_card
 from scoring.game import EDICTS
 
 CONFIG_NAME = "cartoscore.toml"
+#: The problem of a sheet scored with no cards from anywhere (``score`` and ``batch``).
+NO_CARDS = "no cards (give --cards A,B,C,D, --cards-file, a cartoscore.toml or a 'cards:' header)"
 
 
 class BadConfig(ValueError):

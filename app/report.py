@@ -96,8 +96,8 @@ def sheet_json(
         out["set_by_hand"] = [
             {"space": c.space, "symbol": c.symbol, "read": c.read} for c in sheet.corrected
         ]
-    # Always there (CLI.md's object has it): a map file's is empty unless it has cells to
-    # check (one read by hand marks them).
+    # Always there (CLI.md's object has it; only "confidence" is photo input only): a map
+    # file's is empty.
     out["review"] = [
         {"space": r.space, "reason": r.reason, "candidates": dict(r.candidates)}
         for r in sheet.review
