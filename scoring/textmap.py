@@ -20,6 +20,7 @@ adds the file name.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,21 +45,31 @@ class MapFile:
 
 
 def _infer_layout(rows: list[str], layouts: Mapping[str, Layout]) -> Layout:
-    """The layout whose printed mountains and wasteland match the grid."""
+    """The layout whose printed mountains and wasteland match the grid; else an error
+    naming the side that comes nearest and its first space that differs."""
     printed = {
         (r, c) for r, row in enumerate(rows) for c, s in enumerate(row) if s in MOUNTAIN + WASTELAND
     }
     for layout in layouts.values():
         if printed == layout.mountains | layout.wasteland:
             return layout
-    names = ", ".join(layouts)
-    raise BadMapFile(f"no 'side:' header and the mountains match no printed side ({names})")
+    nearest = min(layouts.values(), key=lambda lay: len(printed ^ (lay.mountains | lay.wasteland)))
+    try:  # the map checks each printed space in order and names the first one off
+        Map(tuple(rows), nearest)
+    except BadMap as err:
+        raise BadMapFile(
+            f"no side given, and the printed spaces match neither side; nearest is side "
+            f"{nearest.name}: {err}"
+        ) from None
+    raise AssertionError("unreachable: the nearest side differs somewhere")  # pragma: no cover
 
 
 def _parse_cards(text: str) -> dict[str, str]:
     names = [n.strip() for n in text.split(",")]
     if len(names) != len(EDICTS) or not all(names):
-        raise BadMapFile(f"cards: give 4 cards separated by commas (edicts A-D), got {text!r}")
+        raise BadMapFile(
+            f"cards: give 4 cards separated by commas (edicts A-D), got {_shown(text)}"
+        )
     try:
         return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
     except UnknownCard as err:
@@ -66,13 +77,27 @@ def _parse_cards(text: str) -> dict[str, str]:
 
 
 def _parse_coins(value: object) -> int:
-    try:
-        coins = int(str(value).strip())
-    except ValueError:
-        raise BadMapFile(f"coins: expected a number 0..{COIN_TRACK}, got {value!r}") from None
+    """A count of coins: a whole number written in digits 0-9 (``int`` alone would also
+    take ``1_0``, ``+6`` or other scripts' digits), or a JSON integer."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not (isinstance(value, int) or _DIGITS.fullmatch(text)):
+        raise BadMapFile(f"coins: expected a whole number 0..{COIN_TRACK}, got {_shown(value)}")
+    coins = int(text)
     if not 0 <= coins <= COIN_TRACK:
-        raise BadMapFile(f"coins: the coin track has {COIN_TRACK} coins, got {coins}")
+        raise BadMapFile(f"coins: the coin track has {COIN_TRACK} coins, got {_shown(coins)}")
     return coins
+
+
+_DIGITS = re.compile(r"[0-9]+")
+#: Header names: a line starting with one of these, then no colon, is a header mistyped.
+_HEADERS = ("side", "coins", "cards")
+_LONGEST_SHOWN = 40
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to :data:`_LONGEST_SHOWN` characters: an error stays one line."""
+    text = repr(value)
+    return text if len(text) <= _LONGEST_SHOWN else text[: _LONGEST_SHOWN - 3] + "..."
 
 
 def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout]) -> Map:
@@ -81,7 +106,7 @@ def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout])
     for r, row in enumerate(rows):
         if len(row) != SIZE:
             raise BadMapFile(
-                f"row {ROW_LETTERS[r]}: expected {SIZE} symbols, found {len(row)} ({row!r})"
+                f"row {ROW_LETTERS[r]}: expected {SIZE} symbols, found {len(row)} ({_shown(row)})"
             )
         for c, sym in enumerate(row):
             if sym not in SYMBOLS:
@@ -93,7 +118,7 @@ def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout])
     else:
         key = side.strip().upper()
         if key not in layouts:
-            raise BadMapFile(f"side: unknown side {side!r} (expected {', '.join(layouts)})")
+            raise BadMapFile(f"side: unknown side {_shown(side)} (expected {', '.join(layouts)})")
         layout = layouts[key]
     try:
         return Map(tuple(rows), layout)
@@ -119,26 +144,38 @@ def parse_text(
     (2, 'X')
     """
     header_side = coins = cards = None
+    given: dict[str, int] = {}  # header -> the line it was on
     rows: list[str] = []
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at \n, \r\n or \r only: str.splitlines also breaks at form feeds and
+    # Unicode separators, which a comment pasted from elsewhere may hold.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for lineno, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith(";"):
             continue
-        if ":" in line:
-            key, _, value = line.partition(":")
-            key = key.strip().lower()
-            try:
+        try:
+            if ":" in line:
+                key, _, value = line.partition(":")
+                key = key.strip().lower()
+                if key not in _HEADERS:
+                    raise BadMapFile(
+                        f"unknown header {_shown(key)} (expected {', '.join(_HEADERS)})"
+                    )
+                if key in given:
+                    raise BadMapFile(f"{key}: given twice (lines {given[key]} and {lineno})")
+                given[key] = lineno
                 if key == "side":
                     header_side = value.strip()
                 elif key == "coins":
                     coins = _parse_coins(value)
-                elif key == "cards":
-                    cards = _parse_cards(value)
                 else:
-                    raise BadMapFile(f"unknown header {key!r} (expected side, coins, cards)")
-            except BadMapFile as err:
-                raise BadMapFile(f"line {lineno}: {err}") from None
-            continue
+                    cards = _parse_cards(value)
+                continue
+            word = re.match(r"[A-Za-z]+", line)
+            if word and word.group().lower() in _HEADERS:
+                raise BadMapFile(f"write a header with a colon, as '{word.group().lower()}: ...'")
+        except BadMapFile as err:
+            raise BadMapFile(f"line {lineno}: {err}") from None
         if len(rows) == SIZE:
             raise BadMapFile(f"line {lineno}: more than {SIZE} grid rows")
         rows.append("".join(line.split()))
@@ -151,7 +188,7 @@ def parse_json(
 ) -> MapFile:
     """Parse the JSON form ``{"side", "coins", "cards", "grid"}``; only ``grid`` is required."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_once_each)
     except json.JSONDecodeError as err:
         raise BadMapFile(f"not valid JSON: {err.msg} at line {err.lineno}") from None
     except RecursionError:  # brackets nested thousands deep: no map is
@@ -176,6 +213,17 @@ def parse_json(
     json_side = None if json_side is None else str(json_side)
     game_map = _build_map(rows, side or json_side, layouts)
     return MapFile(game_map, coins, cards)
+
+
+def _once_each(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different (``json`` keeps the last of a repeated
+    key without a word: ``"coins": 6, "coins": 2`` would score 2)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise BadMapFile(f"{_shown(key)} given twice")
+        out[key] = value
+    return out
 
 
 def format_text(
@@ -220,7 +268,9 @@ def load_map_file(
         raise BadMapFile(f"{path}: not a text map file (not UTF-8 text)") from None
     except OSError as err:
         raise BadMapFile(f"{path}: cannot read ({err.strerror})") from None
-    parse = parse_json if path.suffix.lower() == ".json" else parse_text
+    # A JSON map saved under another extension is still JSON (no text map starts with {).
+    is_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
+    parse = parse_json if is_json else parse_text
     try:
         return parse(text, side=side, layouts=layouts)
     except BadMapFile as err:

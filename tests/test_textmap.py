@@ -81,16 +81,67 @@ def test_wasteland_must_match_the_layout():
         ("side: A\n" + EMPTY_A.replace("...........", "..........", 1), "row A: expected 11"),
         ("side: C\n" + EMPTY_A, "unknown side 'C'"),
         ("coins: 15\n" + EMPTY_A, "line 1: coins: the coin track has 14 coins"),
-        ("coins: many\n" + EMPTY_A, "line 1: coins: expected a number"),
+        ("coins: many\n" + EMPTY_A, "line 1: coins: expected a whole number 0..14, got ' many'"),
         ("cards: a, b\n" + EMPTY_A, "give 4 cards"),
         ("cards: a, b, c, d\n" + EMPTY_A, "unknown card 'a'"),
         ("colour: red\n" + EMPTY_A, "unknown header 'colour'"),
-        ("".join(EMPTY_A.replace("^", ".", 1)), "mountains match no printed side"),
+        (
+            "".join(EMPTY_A.replace("^", ".", 1)),
+            "no side given, and the printed spaces match neither side; nearest is side A: "
+            "B4: side A has a mountain here",
+        ),
     ],
 )
 def test_parse_errors_say_what_and_where(text, message):
     with pytest.raises(BadMapFile, match=re.escape(message)):
         parse_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # RULES.md §5: "a file may start with header lines": one of each; the second used
+        # to win without a word.
+        ("side: A\ncoins: 6\ncoins: 2\n" + EMPTY_A, "line 3: coins: given twice (lines 2 and 3)"),
+        ("Side: A\nSIDE: B\n" + EMPTY_A, "line 2: side: given twice (lines 1 and 2)"),
+        # A header without its colon was read as grid row A ("more than 11 grid rows").
+        ("side=A\n" + EMPTY_A, "line 1: write a header with a colon, as 'side: ...'"),
+        ("coins 6\n" + EMPTY_A, "line 1: write a header with a colon, as 'coins: ...'"),
+        # Digits 0-9 only: int() alone took these.
+        ("coins: 1_0\n" + EMPTY_A, "line 1: coins: expected a whole number 0..14, got ' 1_0'"),
+        ("coins: +6\n" + EMPTY_A, "line 1: coins: expected a whole number"),
+        ("coins: \uff16\n" + EMPTY_A, "line 1: coins: expected a whole number"),
+        # A value a million symbols long is shown cut, so the error stays one short line.
+        ("side: " + "B" * 1_000_000 + "\n" + EMPTY_A, "side: unknown side 'BBBBBBBBBBBB"),
+    ],
+)
+def test_headers_are_each_given_once_and_plainly(text, message):
+    with pytest.raises(BadMapFile, match=re.escape(message)) as err:
+        parse_text(text)
+    assert len(str(err.value)) < 120
+
+
+def test_only_newlines_end_lines_not_separators_in_a_comment():
+    """A comment pasted with a Unicode line separator or a form feed in it stays one
+    comment (str.splitlines broke it there and read the rest as a grid row)."""
+    for mark in ("\u2028", "\x85", "\f", "\x0b", "\x1c"):
+        mf = parse_text(f"; a note{mark} pasted from elsewhere\nside: A\r\n" + EMPTY_A)
+        assert mf.map.layout.name == "A"
+
+
+def test_json_keys_are_each_given_once():
+    grid = json.dumps(EMPTY_A.split())
+    with pytest.raises(BadMapFile, match="^'coins' given twice$"):
+        parse_json('{"side": "A", "coins": 6, "coins": 2, "grid": ' + grid + "}")
+    with pytest.raises(BadMapFile, match="coins: expected a whole number 0..14, got 6.5"):
+        parse_json('{"coins": 6.5, "grid": ' + grid + "}")
+    assert parse_json('{"coins": 6, "grid": ' + grid + "}").coins == 6
+
+
+def test_a_json_map_under_another_extension_is_read_as_json(tmp_path):
+    path = tmp_path / "table3.txt"
+    path.write_text(json.dumps({"side": "A", "coins": 4, "grid": EMPTY_A.split()}))
+    assert load_map_file(path).coins == 4
 
 
 def test_custom_layout_sheet():
