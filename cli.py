@@ -210,6 +210,7 @@ def score(
         warm_up_reader()
     errors = _input_errors()
     console = Console(highlight=False, soft_wrap=False)
+    overlays = None if overlay is None else _overlay_paths(overlay, [str(p) for p in inputs])
     loaded = []
     failed = False
     with DecodeAhead(inputs) as ahead:  # the next photo decodes while one is read
@@ -230,18 +231,19 @@ def score(
                     traceback.print_exc()
                 loaded.append((str(path), None, _one_line(err)))
                 failed = True
-                _write_attempts(overlay, err, str(path), len(inputs))
+                if overlays is not None:
+                    _write_attempts(overlays[index], err)
 
-    draw = OverlayWriter(overlay, explain, len(inputs)) if overlay is not None else None
+    draw = OverlayWriter(overlays, explain) if overlays is not None else None
     if per_season:
         failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw)
     else:
-        for source, item, error in loaded:
+        for index, (source, item, error) in enumerate(loaded):
             if error is not None:
                 _report_error(source, error, as_json)
                 continue
             try:
-                _score_one(item, deal, coin_values, as_json, lang, console, draw)
+                _score_one(item, deal, coin_values, as_json, lang, console, draw, index)
             except errors as err:
                 if debug:
                     traceback.print_exc()
@@ -293,18 +295,19 @@ def _check_overlay(
 
 
 class OverlayWriter:
-    """Writes each input's overlay (called with sheet, view, game, index). An overlay that
-    cannot be made (written, or ``--explain``'s card is not in that game) is one line on
-    stderr and sets :attr:`failed`; the input's report stands as printed."""
+    """Writes each input's overlay (called with sheet, view, game and the input's index
+    into ``paths``). An overlay that cannot be made (written, or ``--explain``'s card is
+    not in that game) is one line on stderr and sets :attr:`failed`; the input's report
+    stands as printed."""
 
-    def __init__(self, target: Path, explain: str | None, n_inputs: int) -> None:
-        self.target, self.explain, self.n_inputs = target, explain, n_inputs
+    def __init__(self, paths: list[Path], explain: str | None) -> None:
+        self.paths, self.explain = paths, explain
         self.failed = False
 
     def __call__(self, sheet, view, game, index: int) -> None:
         from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
 
-        path = _overlay_path(self.target, sheet.source, self.n_inputs)
+        path = self.paths[index]
         try:
             edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
             write_overlay(path, draw_overlay(sheet, view, game, edict))
@@ -315,22 +318,30 @@ class OverlayWriter:
             _err(f"overlay written to {path}")
 
 
-def _overlay_path(target: Path, source: str, n_inputs: int) -> Path:
-    """Where one input's overlay goes: ``target``, or ``target-<name>`` for several inputs."""
-    if n_inputs > 1:
-        from scanner.pages import source_stem
+def _overlay_paths(target: Path, sources: list[str]) -> list[Path]:
+    """Where each input's overlay goes: ``target`` for one input; for several,
+    ``target-<name>``, and ``target-<name>-<n>`` (the input's number, from 1) for inputs
+    whose names are alike (``round1/sheet.txt``, ``round2/sheet.txt``)."""
+    if len(sources) == 1:
+        return [target]
+    from scanner.pages import source_stem
 
-        return target.with_name(f"{target.stem}-{source_stem(source)}{target.suffix}")
-    return target
+    stems = [source_stem(s) for s in sources]
+    return [
+        target.with_name(
+            f"{target.stem}-{stem}{f'-{n}' if stems.count(stem) > 1 else ''}{target.suffix}"
+        )
+        for n, stem in enumerate(stems, start=1)
+    ]
 
 
-def _write_attempts(target: Path | None, err: BaseException, source: str, n_inputs: int) -> None:
-    """With ``--overlay``, when no sheet was found: the photo with every place tried."""
-    if target is None:
+def _write_attempts(path: Path | None, err: BaseException) -> None:
+    """With ``--overlay`` (written to ``path``), when no sheet was found: the photo with
+    every place tried."""
+    if path is None:
         return
     from app.overlay import write_attempts
 
-    path = _overlay_path(target, source, n_inputs)
     try:
         written = write_attempts(path, err)
     except OSError as e:
@@ -354,7 +365,9 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
         _err(f"error: {message}")
 
 
-def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Console, draw) -> None:
+def _score_one(
+    item, deal, coin_values, as_json: bool, lang: str, console: Console, draw, index: int
+) -> None:
     from app.config import NO_CARDS
     from app.report import render_sheet, sheet_json
     from scoring.game import score_game
@@ -371,7 +384,7 @@ def _score_one(item, deal, coin_values, as_json: bool, lang: str, console: Conso
     else:
         render_sheet(console, sheet, game, lang=lang)
     if draw is not None:
-        draw(sheet, item.view, game, 0)
+        draw(sheet, item.view, game, index)
 
 
 def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw) -> bool:
@@ -605,7 +618,7 @@ def read(
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
-        _write_attempts(overlay, err, str(photo), 1)
+        _write_attempts(overlay, err)
         _err(f"error: {_one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html as html_lib
 import os
+import urllib.parse
 from pathlib import Path
 
 from rich.console import Console
@@ -107,12 +108,7 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
         ):
             table.add_column(name, justify=justify)
         names = short_names([str(r["source"]) for r in ranked])
-        place = 0
-        previous = None
-        for i, row in enumerate(ranked, start=1):
-            key = (row["total"], row["stars_lost_to_monsters"])
-            if key != previous:
-                place, previous = i, key
+        for place, row in zip(places(ranked), ranked, strict=True):
             solo = f"{row['solo_rating']} {row['solo_title']}".strip()
             table.add_row(
                 str(place),
@@ -152,6 +148,23 @@ def _notes(row: dict) -> str:
     return "; ".join(n for n in notes if n)
 
 
+#: The overlay cell of a sheet scored by an earlier run that wrote no overlay into this
+#: report's folder (without ``--html``, or with another report).
+NO_OVERLAY = "<small>no overlay: scored by an earlier run</small>"
+
+
+def places(ranked: list[dict]) -> list[int]:
+    """Each ranked sheet's place: equal sheets (total, then stars lost to monsters) share
+    the place of the first of them (1, 1, 3)."""
+    out: list[int] = []
+    previous = None
+    for i, row in enumerate(ranked, start=1):
+        key = (row["total"], row["stars_lost_to_monsters"])
+        out.append(out[-1] if key == previous else i)
+        previous = key
+    return out
+
+
 def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | None) -> None:
     """A static page: the ranking with every column, each sheet's overlay as a thumbnail."""
     path = Path(path)
@@ -172,13 +185,16 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
         img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row["source"])
         if img is None or not img.exists():
             return ""
-        rel = html_lib.escape(os.path.relpath(img, path.parent))
+        # A URL, relative: "#", "?" or "%" in a sheet's name must not end or change it.
+        rel = html_lib.escape(
+            urllib.parse.quote(Path(os.path.relpath(img, path.parent)).as_posix())
+        )
         return f"<a href='{rel}'><img src='{rel}' alt='{alt}'></a>"
 
-    for i, row in enumerate(ranked, start=1):
-        cell = thumbnail(row, "overlay")
+    for place, row in zip(places(ranked), ranked, strict=True):
+        cell = thumbnail(row, "overlay") or NO_OVERLAY
         values = [
-            str(i),
+            str(place),
             html_lib.escape(str(row["source"])),
             cell,
             str(row["total"]),

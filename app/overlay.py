@@ -43,7 +43,10 @@ LABEL_COLOURS = {
 REVIEW_COLOUR = (0, 0, 255)
 SET_COLOUR = (255, 0, 0)  # blue frame: a space set by hand (score --set)
 HIGHLIGHT = (0, 215, 255)  # amber tint on scoring spaces
-CLUSTER_COLOURS = [(255, 0, 200), (0, 160, 255), (255, 120, 0), (0, 200, 0), (200, 0, 0)]
+# Cluster outlines, in turn: none of them the orange of the scoring spaces' boxes, the green
+# of full rows, columns and diagonals, the red of cells to check or the blue of cells set
+# by hand (magenta, cyan, purple, teal, near black).
+CLUSTER_COLOURS = [(255, 0, 200), (230, 200, 0), (150, 20, 100), (120, 120, 0), (40, 40, 40)]
 # Fills of the clean grid drawn for map files (light tints of the terrain colours).
 FILL = {
     "T": (150, 200, 150),
@@ -209,7 +212,9 @@ def _draw_explanation(img: np.ndarray, game: GameResult, edict: str) -> None:
         for r, c in cluster:
             x0, y0, x1, y1 = _cell_rect(r, c)
             mask[y0:y1, x0:x1] = 255
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        # Outer borders and the borders of holes: a space a cluster surrounds but does not
+        # hold must not look like part of it.
+        contours, _ = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(img, contours, -1, CLUSTER_COLOURS[i % len(CLUSTER_COLOURS)], 4)
     for r in expl.rows:
         cv2.rectangle(img, _px(0, r), _px(SIZE, r + 1), (0, 200, 0), 4)

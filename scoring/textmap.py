@@ -268,6 +268,8 @@ def load_map_file(
         raise BadMapFile(f"{path}: not a text map file (not UTF-8 text)") from None
     except OSError as err:
         raise BadMapFile(f"{path}: cannot read ({err.strerror})") from None
+    if not text.strip():
+        raise BadMapFile(f"{path}: the file is empty")
     # A JSON map saved under another extension is still JSON (no text map starts with {).
     is_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
     parse = parse_json if is_json else parse_text

@@ -7,6 +7,7 @@ each scored with the cards of its own header.
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -186,6 +187,44 @@ def test_jsonl_output_and_html_report(folder, tmp_path):
     assert "broken.jpg" in html
     images = list((tmp_path / "report_files").iterdir())
     assert len(images) == 5 and all(p.stat().st_size > 1000 for p in images)
+
+
+def test_the_html_report_links_resolve_whatever_the_names_and_ties_share_a_place(tmp_path):
+    """Links are URLs: a sheet named "sparse #1.txt" or "what?.txt" or "a%20b.txt" must
+    link to its own overlay (HTML-escaped only, a browser cut the link at # or ?). Two
+    equal sheets share first place, in the page as in the terminal's ranking."""
+    from urllib.parse import unquote, urljoin
+
+    d = tmp_path / "round"
+    (d / "sub").mkdir(parents=True)
+    for name in ("sparse #1.txt", "what?.txt", "a%20b.txt"):
+        shutil.copy(ROOT / "samples" / "sparse-b.txt", d / "sub" / name)
+    page = tmp_path / "rep" / "report.html"
+    page.parent.mkdir()
+    out = tmp_path / "r.csv"
+    res = run("batch", str(d), "--out", str(out), "--html", str(page), "--workers", "0")
+    assert res.exit_code == 0, res.output
+    html = page.read_text()
+    links = re.findall(r"<img src='([^']+)'", html)
+    assert len(links) == 3
+    for link in links:
+        url = urljoin(page.as_uri(), link.replace("&amp;", "&"))
+        assert Path(unquote(url.removeprefix("file://"))).is_file(), link
+    assert re.findall(r"<tr><td>(\d+)</td>", html) == ["1", "1", "1"]
+
+
+def test_a_sheet_scored_by_an_earlier_run_says_it_has_no_overlay(tmp_path):
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", d)
+    out = tmp_path / "r.csv"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d)
+    page = tmp_path / "report.html"
+    res = run("batch", str(d), "--out", str(out), "--html", str(page), "--workers", "0")
+    assert res.exit_code == 0
+    html = page.read_text()
+    assert html.count("<img ") == 1 and html.count("no overlay: scored by an earlier run") == 1
 
 
 def test_an_out_file_of_something_else_is_refused(folder, tmp_path):

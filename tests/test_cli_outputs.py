@@ -157,3 +157,29 @@ def test_a_map_file_has_an_empty_review_list():
     """CLI.md's object lists "review"; only "confidence" is "(photo input only)"."""
     [obj] = json_lines(run("score", SAMPLE, "--json").stdout)
     assert obj["review"] == []
+
+
+def test_overlays_of_inputs_with_the_same_name_do_not_overwrite_each_other(tmp_path):
+    """round1/sheet.txt and round2/sheet.txt both went to o-sheet.png, the second
+    overwriting the first without a word; each now has its own, by its number."""
+    for folder, sample in (("round1", SAMPLE), ("round2", SPARSE)):
+        (tmp_path / folder).mkdir()
+        shutil.copy(sample, tmp_path / folder / "sheet.txt")
+    out = tmp_path / "o.png"
+    args = [str(tmp_path / f / "sheet.txt") for f in ("round1", "round2")]
+    res = run("score", *args, "--overlay", str(out))
+    assert res.exit_code == 0, res.output
+    written = sorted(p.name for p in tmp_path.glob("o-*.png"))
+    assert written == ["o-sheet-1.png", "o-sheet-2.png"]
+    assert res.stderr.splitlines() == [f"overlay written to {tmp_path / w}" for w in written]
+
+
+def test_an_empty_map_file_says_it_is_empty(tmp_path):
+    """README's table: empty file -> "the file is empty" (it said "expected 11 grid rows,
+    found 0" for a map file)."""
+    for name in ("empty.txt", "blank.map"):
+        path = tmp_path / name
+        path.write_text("" if name == "empty.txt" else "\n  \n")
+        res = run("score", str(path), "--cards", DEAL)
+        assert res.exit_code == 1
+        assert res.stderr.splitlines() == [f"error: {path}: the file is empty"]

@@ -128,6 +128,33 @@ def test_explain_tints_exactly_the_spaces_that_scored(tmp_path):
     assert tinted == set(spaces)
 
 
+def test_a_cluster_is_outlined_round_its_holes_too():
+    """samples/forest-road-a.txt, Stoneside Forest: the forest cluster G1...K8 surrounds
+    J6 (water) without holding it, so J6's four sides carry the cluster's outline (drawn
+    round the outside only, J6 looked part of the cluster). The first cluster's colour
+    is CLUSTER_COLOURS[0] wherever it lies in the explanation's order."""
+    from app.overlay import CLUSTER_COLOURS, draw_overlay
+    from scanner.sheet import Sheet
+
+    mf = load_map_file(ROOT / "samples" / "forest-road-a.txt")
+    cards = {"A": "stoneside-forest", "B": "canal-lake", "C": "wildholds", "D": "borderlands"}
+    game = score_game([mf.map], cards, mf.coins)
+    clusters = game.card_results["A"].explanation.clusters
+    [k] = [i for i, cl in enumerate(clusters) if (9, 5) not in cl and (9, 4) in cl]
+    colour = np.array(CLUSTER_COLOURS[k % len(CLUSTER_COLOURS)])
+    img = draw_overlay(Sheet(source="forest-road-a.txt", map=mf.map), None, game, "A")
+    x0, y0 = (round(v) for v in g.to_canonical_px(5, 9))  # J6's top-left corner
+    px = round(g.CANON_PX_PER_CELL)
+    sides = {
+        "top": img[y0, x0 + 20 : x0 + px - 20],
+        "bottom": img[y0 + px - 1, x0 + 20 : x0 + px - 20],
+        "left": img[y0 + 20 : y0 + px - 20, x0],
+        "right": img[y0 + 20 : y0 + px - 20, x0 + px - 1],
+    }
+    for name, line in sides.items():
+        assert np.all(np.abs(line.astype(int) - colour).max(axis=1) <= 1), name
+
+
 def test_explain_by_edict_letter_and_unknown_card(tmp_path):
     out = tmp_path / "d.png"
     assert run("score", SAMPLE, "--overlay", str(out), "--explain", "D").exit_code == 0
