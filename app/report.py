@@ -269,21 +269,25 @@ def corrected_line(sheet: Sheet) -> str:
 
 
 def coins_line(sheet: Sheet, game: GameResult) -> str:
-    """Where the coins counted in the seasons come from."""
-    used = game.seasons[-1].coins
+    """Where the coins counted in the seasons come from, and what was scored when
+    ``--coins`` said otherwise (one count, or one a season: ``1, 2, 3, 4 by season``)."""
+    counts = [s.coins for s in game.seasons]
+    by_season = len(set(counts)) > 1
+    scored = f"{', '.join(map(str, counts))} by season" if by_season else str(counts[-1])
+    overridden = f"; scored with {scored} (--coins)"
     by_hand = [c for c in sheet.corrected if c.space == COINS]
     if by_hand:
         where = "on the coin track" if sheet.confidence is not None else "in the file"
         line = f"Coins: {sheet.coins}, set by hand (read {by_hand[-1].read} {where})"
-        return line if used == sheet.coins else f"{line}; scored with {used} (--coins)"
-    if sheet.confidence is None:
-        return f"Coins: {used}"
-    line = f"Coins read on the coin track: {sheet.coins}"
-    if sheet.coin_confidence is not None:
-        line += f" (confidence {shown(sheet.coin_confidence)})"
-    if used != sheet.coins:
-        line += f"; scored with {used} (--coins)"
-    return line
+    elif sheet.confidence is None:  # a map file: its coins: header, if any
+        if sheet.coins is None or (sheet.coins == counts[-1] and not by_season):
+            return f"Coins: {scored}"
+        line = f"Coins: {sheet.coins} in the file"
+    else:
+        line = f"Coins read on the coin track: {sheet.coins}"
+        if sheet.coin_confidence is not None:
+            line += f" (confidence {shown(sheet.coin_confidence)})"
+    return line if counts[-1] == sheet.coins and not by_season else line + overridden
 
 
 def render_sheet(
@@ -299,7 +303,11 @@ def render_sheet(
     where = f"{sheet.source}  side {sheet.map.layout.name}"
     if season is not None:
         where += f"  ({season_name(season, lang)})"
-    console.rule(where, align="left")
+    if len(where) + 4 <= console.width:
+        console.rule(where, align="left")
+    else:  # a rule would cut the title (the season last): the whole title, then the rule
+        console.print(where, overflow="fold")
+        console.rule()
     console.print(map_text(sheet.map))
     for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")

@@ -103,6 +103,40 @@ def test_coins_option_one_or_per_season():
     assert res.stderr == ""
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        ((), "Coins: 6"),  # the sample's own "coins: 6" header
+        (("--coins", "6"), "Coins: 6"),
+        (("--coins", "9"), "Coins: 6 in the file; scored with 9 (--coins)"),
+        # One count a season: every one is said, not winter's alone.
+        (
+            ("--coins", "1,2,3,4"),
+            "Coins: 6 in the file; scored with 1, 2, 3, 4 by season (--coins)",
+        ),
+        (
+            ("--set", "coins=5", "--coins", "1,2,3,4"),
+            "Coins: 5, set by hand (read 6 in the file);"
+            " scored with 1, 2, 3, 4 by season (--coins)",
+        ),
+    ],
+)
+def test_the_coins_line_says_what_each_season_was_scored_with(args, line, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    res = run("score", SAMPLE, *args)
+    assert res.exit_code == 0
+    assert [x for x in res.stdout.splitlines() if x.startswith("Coins")] == [line]
+
+
+def test_a_narrow_terminal_keeps_the_whole_heading(monkeypatch):
+    """A rule cut the heading to fit ("...side… ─"), losing the side and, per season,
+    the season: a heading wider than the terminal is printed whole, then the rule."""
+    monkeypatch.setenv("COLUMNS", "40")
+    res = run("score", SAMPLE, "--lang", "es")
+    text = res.stdout.replace("\n", "")
+    assert f"{SAMPLE}  side A" in text and "…" not in res.stdout.split("\n    1")[0]
+
+
 def test_per_season_coins_that_go_down_are_scored_with_a_warning():
     """RULES.md §2: "+1 per coin marked on the coin track so far": a marked coin stays
     marked, so a count going down is a slip; it is scored as given, and said once."""
