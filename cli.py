@@ -195,7 +195,6 @@ def score(
     settings = None
     if cards_file is not None:
         settings = _load_settings(cards_file)
-        side_key = side_key or settings.side
         deal = deal or settings.cards
         if deal is None:
             raise _usage(f"{cards_file}: no cards in this file")
@@ -219,9 +218,13 @@ def score(
             try:
                 found = None if deal is not None or cards_file else _nearby_settings(path)
                 by_hand = _fixes_for(path, settings or found, fixes.get(index, {}))
-                in_side = _side_for(by_hand, side_key or (found.side if found else None))
+                in_side = _side_for(by_hand, side_key)
+                in_use = settings or found  # a settings file's side: when the input says none
+                round_side = in_use.side if in_use is not None else None
                 keep = overlay is not None
-                item = load_input(path, side=in_side, keep_view=keep, decoded=decoded)
+                item = load_input(
+                    path, side=in_side, default_side=round_side, keep_view=keep, decoded=decoded
+                )
                 item = _corrected(item, by_hand)
                 if item.cards is None and found is not None and found.cards is not None:
                     item = replace(item, cards=found.cards)
@@ -485,7 +488,6 @@ def batch(
     settings = None
     if cards_file is not None:
         settings = _load_settings(cards_file)
-        side_key = side_key or settings.side
         deal = deal or settings.cards
         if deal is None:
             raise _usage(f"{cards_file}: no cards in this file")
@@ -513,23 +515,31 @@ def batch(
             raise _usage(f"--html {html}: cannot make {overlay_dir}: {_one_line(err)}") from None
     jobs, used = [], {}
     for path in collected.files:
-        nearby, job_side, found = None, side_key, None
+        nearby, found = None, None
         if deal is None and cards_file is None:
             found = _nearby_settings(Path(path))
             if found is not None:
-                nearby, job_side = found.cards, side_key or found.side
+                nearby = found.cards
         in_use = settings or found
         if in_use is not None:
             used[in_use.source] = in_use
         fixes = _fixes_for(Path(path), in_use, {})
         if done.get(os.path.realpath(path)) == fixes_text(fixes):
             continue
-        job_side = _side_for(fixes, job_side)
+        job_side = _side_for(fixes, side_key)
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
         jobs.append(
-            Job(path, deal, job_side, overlay, default_cards=nearby, fixes=tuple(fixes.items()))
+            Job(
+                path,
+                deal,
+                job_side,
+                overlay,
+                default_cards=nearby,
+                fixes=tuple(fixes.items()),
+                default_side=in_use.side if in_use is not None else None,
+            )
         )
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")

@@ -73,10 +73,11 @@ class Job:
 
     source: str
     cards: dict[str, str] | None = None  # --cards / --cards-file: wins over everything
-    side: str | None = None
+    side: str | None = None  # --side, or set by hand for this sheet: wins over a header
     overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
     default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
     fixes: tuple = ()  # app.corrections.Fixes as pairs: set by hand ([set] in settings)
+    default_side: str | None = None  # a settings file's side: after a map file's header
 
 
 @dataclass(frozen=True)
@@ -269,7 +270,12 @@ def _score(job: Job) -> dict:
     from scoring.game import score_game
 
     want_view = job.overlay is not None
-    loaded = load_input(job.source, side=job.side, keep_view=want_view and is_photo(job.source))
+    loaded = load_input(
+        job.source,
+        side=job.side,
+        default_side=job.default_side,
+        keep_view=want_view and is_photo(job.source),
+    )
     fixes = dict(job.fixes)
     sheet = apply_corrections(loaded.sheet, fixes)
     cards = job.cards or loaded.cards or job.default_cards

@@ -171,11 +171,17 @@ def load_input(
     path: str | Path,
     *,
     side: str | None = None,
+    default_side: str | None = None,
     keep_view: bool = False,
     photo_only: bool = False,
     decoded: Future | None = None,
 ) -> LoadedInput:
     """Read one input: a photo by extension, anything else as a text or JSON map file.
+
+    ``side`` (``--side``, or set by hand for this input) is the side to read it as;
+    ``default_side`` (a settings file's) only when the input does not say: a map file's
+    own ``side:`` header wins over it, as its ``cards:`` header does. A map file read as
+    a side its header does not name gets a note saying so.
 
     ``photo_only`` reads every file as a photo whatever its extension (``read``);
     ``decoded`` is a photo's decoding started ahead (:class:`DecodeAhead`).
@@ -192,14 +198,20 @@ def load_input(
     if kind == "video":
         raise NotAnImage(str(path), VIDEO_PROBLEM)
     if photo_only or kind == "photo":
+        photo_side = side or default_side
         if keep_view:
-            sheet, view = scan_and_read_photo(path, side=side, decoded=decoded)
+            sheet, view = scan_and_read_photo(path, side=photo_side, decoded=decoded)
             return LoadedInput(sheet, view=view)
-        return LoadedInput(read_photo(path, side=side, decoded=decoded))
+        return LoadedInput(read_photo(path, side=photo_side, decoded=decoded))
     if Path(file).suffix.lower() not in MAP_SUFFIXES and _binary(file):
         raise NotAnImage(str(path), NEITHER_PROBLEM)
-    mf = load_map_file(path, side=side)
-    return LoadedInput(Sheet(source=str(path), map=mf.map, coins=mf.coins), mf.cards)
+    mf = load_map_file(path, side=side, default_side=default_side)
+    notes = ()
+    named = (mf.header_side or "").strip().upper()
+    if side and named and named != mf.map.layout.name:
+        notes = (f"read as side {mf.map.layout.name}, as given; the file says side {named}",)
+    sheet = Sheet(source=str(path), map=mf.map, coins=mf.coins, notes=notes)
+    return LoadedInput(sheet, mf.cards)
 
 
 def with_pages(inputs: list[str | Path]) -> list[str | Path]:

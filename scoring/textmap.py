@@ -42,6 +42,8 @@ class MapFile:
     map: Map
     coins: int | None = None
     cards: dict[str, str] | None = None
+    #: The side the file itself names (its ``side:`` header or JSON key), as written.
+    header_side: str | None = None
 
 
 def _infer_layout(rows: list[str], layouts: Mapping[str, Layout]) -> Layout:
@@ -127,15 +129,21 @@ def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout])
 
 
 def parse_text(
-    text: str, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+    text: str,
+    *,
+    side: str | None = None,
+    default_side: str | None = None,
+    layouts: Mapping[str, Layout] = LAYOUTS,
 ) -> MapFile:
     """Parse the text map format.
 
     Parameters
     ----------
     text : the file's contents
-    side : overrides the ``side:`` header; with neither, the side is the one whose
-        printed mountains (and wasteland) match the grid
+    side : overrides the ``side:`` header
+    default_side : the side when the file names none (a round's settings file)
+        with none of the three, the side is the one whose printed mountains (and
+        wasteland) match the grid
     layouts : the known sides, by name
 
     >>> mf = parse_text("coins: 2\\n" + "...........\\n" * 11, side="X",
@@ -179,12 +187,16 @@ def parse_text(
         if len(rows) == SIZE:
             raise BadMapFile(f"line {lineno}: more than {SIZE} grid rows")
         rows.append("".join(line.split()))
-    game_map = _build_map(rows, side or header_side, layouts)
-    return MapFile(game_map, coins, cards)
+    game_map = _build_map(rows, side or header_side or default_side, layouts)
+    return MapFile(game_map, coins, cards, header_side)
 
 
 def parse_json(
-    text: str, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+    text: str,
+    *,
+    side: str | None = None,
+    default_side: str | None = None,
+    layouts: Mapping[str, Layout] = LAYOUTS,
 ) -> MapFile:
     """Parse the JSON form ``{"side", "coins", "cards", "grid"}``; only ``grid`` is required."""
     try:
@@ -211,8 +223,8 @@ def parse_json(
         raise BadMapFile('"cards" must be an object {"A": ..., "D": ...} or a list of 4')
     json_side = data.get("side")
     json_side = None if json_side is None else str(json_side)
-    game_map = _build_map(rows, side or json_side, layouts)
-    return MapFile(game_map, coins, cards)
+    game_map = _build_map(rows, side or json_side or default_side, layouts)
+    return MapFile(game_map, coins, cards, json_side)
 
 
 def _once_each(pairs: list[tuple[str, object]]) -> dict:
@@ -253,7 +265,11 @@ def to_json(
 
 
 def load_map_file(
-    path: str | Path, *, side: str | None = None, layouts: Mapping[str, Layout] = LAYOUTS
+    path: str | Path,
+    *,
+    side: str | None = None,
+    default_side: str | None = None,
+    layouts: Mapping[str, Layout] = LAYOUTS,
 ) -> MapFile:
     """Read a text (``.txt``, ``.map``, anything else) or JSON (``.json``) map file.
 
@@ -274,6 +290,6 @@ def load_map_file(
     is_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
     parse = parse_json if is_json else parse_text
     try:
-        return parse(text, side=side, layouts=layouts)
+        return parse(text, side=side, default_side=default_side, layouts=layouts)
     except BadMapFile as err:
         raise BadMapFile(f"{path}: {err}") from None

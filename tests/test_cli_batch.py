@@ -17,6 +17,8 @@ import pytest
 
 import app.batch
 from app.batch import COLUMNS, collect_inputs, ranking, read_results
+from scoring.board import Map
+from scoring.layouts import SIDE_A
 from tests.cli_fixtures import ROOT, run
 
 TOTALS = {"wilderness-a": 96, "wastelands-b": 136, "forest-road-a": 126, "sparse-b": 56}
@@ -272,6 +274,30 @@ def test_a_settings_file_serves_the_subfolders_below_it(tmp_path):
     totals = {Path(r["source"]).parent.name: r["total"] for r in read_results(out)}
     # the hand working without the header's 6 coins, then with 2 set by hand
     assert totals == {"table1": 96 - 6 * 4, "late": 96 - 6 * 4 + 2 * 4}
+
+
+def test_a_map_files_side_header_wins_over_the_folders_settings_and_side_over_both(tmp_path):
+    """README: "a map file's own cards: header wins over a nearby cartoscore.toml"; so does
+    its side: header (the round's side = "B" made wilderness-a, side A, fail with "B4: side
+    B has no mountain here"). --side wins over both, and the report says it overrode the
+    file's own side."""
+    d = tmp_path / "round5"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d)  # side: A
+    (d / "cartoscore.toml").write_text(
+        'cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]\nside = "B"\n'
+    )
+    out = tmp_path / "r.csv"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    assert [(r["side"], r["total"]) for r in read_results(out)] == [("A", 96)]
+    res = run("score", str(d / "wilderness-a.txt"), "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["total"] == 96
+    blank = d / "blank.txt"
+    blank.write_text("side: B\n" + "\n".join(Map.empty(SIDE_A).grid) + "\n")
+    res = run("score", str(blank), "--json", "--side", "A")
+    assert res.exit_code == 0, res.output
+    notes = json.loads(res.stdout)["notes"]
+    assert "read as side A, as given; the file says side B" in notes
 
 
 def test_a_map_files_own_header_wins_over_the_folders_settings(tmp_path):
