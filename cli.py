@@ -223,7 +223,12 @@ def score(
                 round_side = in_use.side if in_use is not None else None
                 keep = overlay is not None
                 item = load_input(
-                    path, side=in_side, default_side=round_side, keep_view=keep, decoded=decoded
+                    path,
+                    side=in_side,
+                    default_side=round_side,
+                    keep_view=keep,
+                    decoded=decoded,
+                    read_cards=deal is None,  # --cards wins over a header: unread
                 )
                 item = _corrected(item, by_hand)
                 if item.cards is None and found is not None and found.cards is not None:

@@ -275,6 +275,7 @@ def _score(job: Job) -> dict:
         side=job.side,
         default_side=job.default_side,
         keep_view=want_view and is_photo(job.source),
+        read_cards=job.cards is None,  # --cards wins over a header: unread
     )
     fixes = dict(job.fixes)
     sheet = apply_corrections(loaded.sheet, fixes)

@@ -175,13 +175,15 @@ def load_input(
     keep_view: bool = False,
     photo_only: bool = False,
     decoded: Future | None = None,
+    read_cards: bool = True,
 ) -> LoadedInput:
     """Read one input: a photo by extension, anything else as a text or JSON map file.
 
     ``side`` (``--side``, or set by hand for this input) is the side to read it as;
     ``default_side`` (a settings file's) only when the input does not say: a map file's
     own ``side:`` header wins over it, as its ``cards:`` header does. A map file read as
-    a side its header does not name gets a note saying so.
+    a side its header does not name gets a note saying so. ``read_cards`` False (the
+    cards are given for it) leaves a map file's ``cards:`` header unread.
 
     ``photo_only`` reads every file as a photo whatever its extension (``read``);
     ``decoded`` is a photo's decoding started ahead (:class:`DecodeAhead`).
@@ -205,7 +207,7 @@ def load_input(
         return LoadedInput(read_photo(path, side=photo_side, decoded=decoded))
     if Path(file).suffix.lower() not in MAP_SUFFIXES and _binary(file):
         raise NotAnImage(str(path), NEITHER_PROBLEM)
-    mf = load_map_file(path, side=side, default_side=default_side)
+    mf = load_map_file(path, side=side, default_side=default_side, read_cards=read_cards)
     notes = ()
     named = (mf.header_side or "").strip().upper()
     if side and named and named != mf.map.layout.name:

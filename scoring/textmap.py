@@ -134,6 +134,7 @@ def parse_text(
     side: str | None = None,
     default_side: str | None = None,
     layouts: Mapping[str, Layout] = LAYOUTS,
+    read_cards: bool = True,
 ) -> MapFile:
     """Parse the text map format.
 
@@ -145,6 +146,8 @@ def parse_text(
         with none of the three, the side is the one whose printed mountains (and
         wasteland) match the grid
     layouts : the known sides, by name
+    read_cards : False when the cards are given elsewhere (``--cards``): the ``cards:``
+        header is then not read (an unknown card there does not fail the file)
 
     >>> mf = parse_text("coins: 2\\n" + "...........\\n" * 11, side="X",
     ...                 layouts={"X": Layout("X", frozenset(), frozenset())})
@@ -176,7 +179,7 @@ def parse_text(
                     header_side = value.strip()
                 elif key == "coins":
                     coins = _parse_coins(value)
-                else:
+                elif read_cards:
                     cards = _parse_cards(value)
                 continue
             word = re.match(r"[A-Za-z]+", line)
@@ -197,6 +200,7 @@ def parse_json(
     side: str | None = None,
     default_side: str | None = None,
     layouts: Mapping[str, Layout] = LAYOUTS,
+    read_cards: bool = True,
 ) -> MapFile:
     """Parse the JSON form ``{"side", "coins", "cards", "grid"}``; only ``grid`` is required."""
     try:
@@ -212,7 +216,7 @@ def parse_json(
     rows = ["".join(row.split()) for row in data["grid"]]
     coins = None if data.get("coins") is None else _parse_coins(data["coins"])
     cards = None
-    raw_cards = data.get("cards")
+    raw_cards = data.get("cards") if read_cards else None
     if isinstance(raw_cards, list):
         cards = _parse_cards(",".join(str(c) for c in raw_cards))
     elif isinstance(raw_cards, dict):
@@ -270,6 +274,7 @@ def load_map_file(
     side: str | None = None,
     default_side: str | None = None,
     layouts: Mapping[str, Layout] = LAYOUTS,
+    read_cards: bool = True,
 ) -> MapFile:
     """Read a text (``.txt``, ``.map``, anything else) or JSON (``.json``) map file.
 
@@ -290,6 +295,8 @@ def load_map_file(
     is_json = path.suffix.lower() == ".json" or text.lstrip().startswith("{")
     parse = parse_json if is_json else parse_text
     try:
-        return parse(text, side=side, default_side=default_side, layouts=layouts)
+        return parse(
+            text, side=side, default_side=default_side, layouts=layouts, read_cards=read_cards
+        )
     except BadMapFile as err:
         raise BadMapFile(f"{path}: {err}") from None

@@ -183,3 +183,18 @@ def test_an_empty_map_file_says_it_is_empty(tmp_path):
         res = run("score", str(path), "--cards", DEAL)
         assert res.exit_code == 1
         assert res.stderr.splitlines() == [f"error: {path}: the file is empty"]
+
+
+def test_cards_given_on_the_command_line_leave_a_bad_cards_header_unread(tmp_path):
+    """CLI.md: --cards "Overrides a map file's header": an unknown card in that header
+    failed the file even then. Without --cards it still does, naming the line."""
+    bad = tmp_path / "typo.txt"
+    text = Path(SAMPLE).read_text().replace("cards: sentinel-wood", "cards: sentinal-wood")
+    bad.write_text(text)
+    res = run("score", str(bad), "--cards", DEAL, "--json")
+    assert res.exit_code == 0 and json_lines(res.stdout)[0]["total"] == 96
+    out = tmp_path / "r.csv"
+    res = run("batch", str(bad), "--cards", DEAL, "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0
+    res = run("score", str(bad))
+    assert res.exit_code == 1 and "unknown card 'sentinal-wood'" in res.stderr
