@@ -217,9 +217,10 @@ def score(
             decoded = ahead.take()
             try:
                 found = None if deal is not None or cards_file else _nearby_settings(path)
-                by_hand = _fixes_for(path, settings or found, fixes.get(index, {}))
+                in_use = settings or found
+                by_hand = _fixes_for(path, in_use, fixes.get(index, {}))
                 in_side = _side_for(by_hand, side_key)
-                in_use = settings or found  # a settings file's side: when the input says none
+                # A settings file's side: for an input that names none itself.
                 round_side = in_use.side if in_use is not None else None
                 keep = overlay is not None
                 item = load_input(
