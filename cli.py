@@ -561,6 +561,7 @@ def batch(
     from app.batch_report import print_summary, run_with_progress, write_html
 
     console = Console(highlight=False, stderr=False)
+    _stop_on_signals()
     try:
         new_rows = run_with_progress(jobs, n_workers, out, console)
     except KeyboardInterrupt:
@@ -583,6 +584,19 @@ def batch(
         _err(f"HTML report written to {html}")
     failed = print_summary(console, rows, new_rows) or bool(collected.unreadable)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _stop_on_signals() -> None:
+    """A batch told to stop (``kill``, a closed terminal) stops as Ctrl-C stops it: its
+    pool is shut down (the workers do not outlive it), and it says what was saved."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), interrupt)
 
 
 @app.command("cards")

@@ -144,7 +144,7 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
 
 def _folder_files(top: Path, excluded: set[str], unreadable: list[tuple[str, str]]) -> list[Path]:
     """The files in ``top`` and its subfolders (sorted; links to folders are not
-    followed), leaving out hidden files, the ``excluded`` files and folders (this run's
+    followed), leaving out hidden files and folders, the ``excluded`` ones (this run's
     results and HTML report) and HTML reports' folders (:func:`_report_files`, a run
     without ``--html``). A folder that cannot be listed is added to ``unreadable``."""
     if _key(top) in excluded:
@@ -158,7 +158,11 @@ def _folder_files(top: Path, excluded: set[str], unreadable: list[tuple[str, str
     for folder, subfolders, names in os.walk(top, onerror=cannot_list):
         here = Path(folder)
         subfolders[:] = [
-            d for d in subfolders if _key(here / d) not in excluded and not _report_files(here / d)
+            d
+            for d in subfolders
+            if not d.startswith(".")  # a phone's .thumbnails, a .git: no sheets
+            and _key(here / d) not in excluded
+            and not _report_files(here / d)
         ]
         files = (here / n for n in names if not n.startswith("."))
         found += [f for f in files if _key(f) not in excluded]
@@ -208,18 +212,22 @@ def overlay_name(source: str | Path) -> str:
 # --- one sheet (runs in a worker) ----------------------------------------------------
 
 
-def init_worker(model: str | None = None) -> None:
+def init_worker(model: str | None = None, parent: int | None = None) -> None:
     """Pool initializer: one thread per worker for OpenCV and onnxruntime, freed memory
     kept for the next photo (:mod:`app.memory`), session built now.
 
     The session is built by reading a blank sheet's crops once; if the model is missing
     each photo will say so in its own row. ``model`` replaces the committed cell model.
+    ``parent``: the batch's process; the worker ends itself when it is gone
+    (:func:`_end_with`).
     """
     import cv2
     import numpy as np
 
     from app.memory import keep_freed_memory
 
+    if parent is not None:
+        _end_with(parent)
     cv2.setNumThreads(1)
     keep_freed_memory()
     try:
@@ -233,6 +241,30 @@ def init_worker(model: str | None = None) -> None:
         classify.classify_cells(np.full((121, CROP_PX, CROP_PX, 3), 230, np.uint8), SIDE_A)
     except Exception:  # noqa: BLE001 - reported per photo when it matters
         pass
+
+
+#: Seconds between a worker's looks at whether the batch's process is still there.
+PARENT_CHECK = 1.0
+
+
+def _end_with(parent: int) -> None:
+    """End this worker when process ``parent`` is gone. A batch killed outright (kill -9,
+    an out-of-memory kill) cannot stop its pool, and the workers, holding both ends of
+    their job queue, would wait for work for ever, keeping their memory and the batch's
+    output pipe open."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # there, but another user's: the pid was reused
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def score_job(job: Job) -> dict:
@@ -421,22 +453,33 @@ def _add_columns(path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _drop_cut_line(path: Path) -> None:
+    """Cut off a last line an interrupted run (or a full disk) left half written, so that
+    the file holds whole rows only: ended with a newline, it would stay a bogus row (or
+    open a quoted field that swallows the next row)."""
+    with open(path, "r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        start = max(0, size - 65536)  # a row is far shorter than this
+        f.seek(start)
+        tail = f.read()
+        if tail.endswith(b"\n"):
+            return
+        end = tail.rfind(b"\n")
+        f.truncate(start + end + 1 if end >= 0 else start)
+
+
 class ResultsWriter:
     """Appends rows to the results file, flushing each one to disk."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.jsonl = _is_jsonl(self.path)
+        if self.path.exists() and self.path.stat().st_size > 0:
+            _drop_cut_line(self.path)
         new = not self.path.exists() or self.path.stat().st_size == 0
         if not new and not self.jsonl:
             _add_columns(self.path)
-        if not new:
-            with open(self.path, "rb") as f:
-                f.seek(-1, os.SEEK_END)
-                cut = f.read(1) != b"\n"
         self.file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
-        if not new and cut:  # an interrupted run left half a line: end it
-            self.file.write("\n")
         # A file of another version that could not take our columns keeps its own.
         columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
         self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")
@@ -510,7 +553,7 @@ def _context() -> multiprocessing.context.BaseContext:
 def _run_pool(jobs, workers, on_result, model, context, worker) -> tuple[list[Job], list[Job]]:
     """Run ``jobs`` on one pool. When a worker dies: (jobs it held, jobs not started)."""
     with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=init_worker, initargs=(model,)
+        workers, mp_context=context, initializer=init_worker, initargs=(model, os.getpid())
     ) as pool:
         pending: dict[Future, Job] = {}
         queue: Iterator[Job] = iter(jobs)

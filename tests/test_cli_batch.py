@@ -7,8 +7,12 @@ each scored with the cards of its own header.
 
 import csv
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import cv2
@@ -158,6 +162,83 @@ def test_resume_ignores_a_half_written_last_line(folder, tmp_path):
     assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
     rows = read_results(out)
     assert len(rows) == 5 and {Path(r["source"]).stem for r in rows} >= set(TOTALS)
+    # The cut row is gone, not closed with a newline: the file is whole rows only, as a
+    # spreadsheet or the csv module reads it.
+    with open(out, newline="") as f:
+        plain = list(csv.reader(f))
+    assert len(plain) == 1 + 5 and all(len(r) == len(plain[0]) for r in plain)
+
+
+def test_a_row_cut_inside_a_quoted_name_does_not_swallow_the_next(tmp_path):
+    """A full disk cut the row of "Tanaka, Yui.txt" inside its quoted name: closed with a
+    newline, the open quote took in the next run's row (scored, yet not in the file)."""
+    d = tmp_path / "names"
+    d.mkdir()
+    for name in ("Smith, John.txt", "Tanaka, Yui.txt"):
+        shutil.copy(ROOT / "samples" / "wilderness-a.txt", d / name)
+    out = tmp_path / "r.csv"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    text = out.read_text()
+    out.write_text(text[: text.index('"' + str(d / "Tanaka")) + 12])
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0 and "1 sheets already scored" in res.stderr
+    with open(out, newline="") as f:
+        plain = list(csv.reader(f))
+    assert sorted(Path(r[0]).name for r in plain[1:]) == ["Smith, John.txt", "Tanaka, Yui.txt"]
+
+
+def test_hidden_folders_hold_no_sheets(tmp_path):
+    """A phone's DCIM/.thumbnails or a .git folder: skipped, as hidden files are."""
+    d = tmp_path / "DCIM"
+    (d / ".thumbnails").mkdir(parents=True)
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d / "a.txt")
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", d / ".thumbnails" / "b.txt")
+    assert collect_inputs([d]).files == [str(d / "a.txt")]
+
+
+def test_a_worker_ends_itself_when_the_batch_is_gone():
+    """A batch killed outright (kill -9) cannot stop its pool: each worker watches the
+    batch's process and ends itself once it is gone (they waited for ever)."""
+    sleeper = subprocess.Popen(["sleep", "60"])
+    code = (
+        "import time, app.batch as b\n"
+        f"b._end_with({sleeper.pid})\n"
+        "print('watching', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "watching\n"
+        time.sleep(1.5)
+        assert child.poll() is None  # the batch is there: the worker stays
+        sleeper.kill()
+        sleeper.wait()  # gone (and reaped, as a dead batch's pid is)
+        assert child.wait(timeout=20) == 1
+    finally:
+        for p in (child, sleeper):
+            if p.poll() is None:
+                p.kill()
+
+
+def test_a_batch_told_to_stop_stops_as_ctrl_c_does():
+    """kill (SIGTERM) or a closed terminal (SIGHUP) during a batch: the Ctrl-C path, which
+    shuts the pool down and says what was saved (SIGTERM used to leave workers behind)."""
+    import signal
+
+    from cli import _stop_on_signals
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        _stop_on_signals()
+        for sig in saved:
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), sig)
+                time.sleep(1)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def test_failed_sheets_are_tried_again_and_the_newest_row_wins(tmp_path):
