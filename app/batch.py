@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import glob
 import hashlib
+import io
 import json
 import multiprocessing
 import os
@@ -362,7 +363,7 @@ def read_results(path: str | Path) -> list[dict]:
     text = path.read_text(encoding="utf-8")
     rows: list[dict] = []
     if _is_jsonl(path):
-        for line in text.splitlines():
+        for line in text.split("\n"):  # not splitlines: it also breaks at \f or U+2028
             try:
                 obj = json.loads(line)
             except (ValueError, RecursionError):
@@ -370,16 +371,17 @@ def read_results(path: str | Path) -> list[dict]:
             if isinstance(obj, dict) and "source" in obj:
                 rows.append(obj)
         return rows
-    lines = text.splitlines()
-    reader = csv.reader(lines)
-    header = next(reader, None)
-    if header is None or not _our_header(header):
+    # The csv module splits the records: a quoted file name may hold a newline, a form
+    # feed or a Unicode line separator (str.splitlines broke such names apart).
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    if not records or not _our_header(records[0]):
         raise BadResultsFile(f"{path}: exists and is not a results file of cartoscore batch")
-    complete = text.endswith("\n")
-    for i, values in enumerate(reader, start=2):
-        if len(values) != len(header) or (i == len(lines) and not complete):
-            continue
-        rows.append({k: _number(k, v) for k, v in zip(header, values, strict=True)})
+    header, body = records[0], records[1:]
+    if not text.endswith("\n"):
+        body = body[:-1]  # the last row, cut short by an interruption
+    for values in body:
+        if len(values) == len(header):
+            rows.append({k: _number(k, v) for k, v in zip(header, values, strict=True)})
     return rows
 
 

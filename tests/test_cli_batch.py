@@ -187,6 +187,22 @@ def test_a_row_cut_inside_a_quoted_name_does_not_swallow_the_next(tmp_path):
     assert sorted(Path(r[0]).name for r in plain[1:]) == ["Smith, John.txt", "Tanaka, Yui.txt"]
 
 
+def test_names_with_line_breaks_in_them_are_read_back_whole(tmp_path):
+    """A file name holding a form feed or a Unicode line separator: the results file is
+    valid CSV, but reading it back with str.splitlines broke the name, so the sheet was
+    scored again on every run under a wrong name."""
+    d = tmp_path / "weird"
+    d.mkdir()
+    names = ["para\u2028graph.txt", "form\x0cfeed.txt", "new\nline.txt"]
+    for name in names:
+        shutil.copy(ROOT / "samples" / "wilderness-a.txt", d / name)
+    out = tmp_path / "r.csv"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    assert sorted(Path(r["source"]).name for r in read_results(out)) == sorted(names)
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert "3 sheets already scored" in res.stderr
+
+
 def test_hidden_folders_hold_no_sheets(tmp_path):
     """A phone's DCIM/.thumbnails or a .git folder: skipped, as hidden files are."""
     d = tmp_path / "DCIM"
