@@ -260,9 +260,7 @@ def _end_with(parent: int) -> None:
             time.sleep(PARENT_CHECK)
             try:
                 os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:  # there, but another user's: the pid was reused
+            except (ProcessLookupError, PermissionError):  # gone, or its pid reused
                 os._exit(1)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
