@@ -11,7 +11,6 @@ scene as the phone showed it.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +33,9 @@ except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
 MAX_PIXELS = 150_000_000  # refuse to decode more than this (decompression bombs)
 # Pillow refuses (above twice its limit) or warns of a bomb by its own, lower limit; the
 # size is checked here instead, from the header, before any pixel is decoded, so that
-# every photo too large is refused with the same line. The warning is filtered once at
-# import rather than around each decode: ``warnings.catch_warnings`` is not thread-safe,
-# and ``score`` decodes the next photo in a second thread.
+# every photo too large is refused with the same line. (Its warnings, where a file is
+# opened before this runs, are filtered in scanner/__init__.py.)
 Image.MAX_IMAGE_PIXELS = None
-warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 #: The problem of a file that begins as an image but cannot be decoded to its end.
 DAMAGED = "the image data is truncated or corrupt"
 WORK_LONG_SIDE = 1000  # decode at the smallest power-of-two scale keeping this many px

@@ -73,7 +73,9 @@ def page_count(path: str | Path) -> int:
     try:
         with Image.open(path) as im:
             return int(getattr(im, "n_frames", 1))
-    except (OSError, SyntaxError, ValueError) as e:
+    # A TIFF declaring more pixels than Pillow's own limit: counted as one page, so that
+    # the loader refuses it in its own words, as any photo too large.
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
         raise NotAnImage(str(path), f"the TIFF cannot be read ({e})") from e
 
 

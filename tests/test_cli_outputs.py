@@ -198,3 +198,30 @@ def test_cards_given_on_the_command_line_leave_a_bad_cards_header_unread(tmp_pat
     assert res.exit_code == 0
     res = run("score", str(bad))
     assert res.exit_code == 1 and "unknown card 'sentinal-wood'" in res.stderr
+
+
+def test_a_tiff_declaring_too_many_pixels_is_refused_in_one_line(tmp_path):
+    """Counting a TIFF's pages (several pages are several sheets) opened it under
+    Pillow's own bomb limit, whose DecompressionBombError escaped as a traceback; it is
+    refused as any photo too large."""
+    import struct
+
+    tags = [
+        (256, 4, 1, 20000),
+        (257, 4, 1, 20000),
+        (258, 3, 1, 8),
+        (259, 3, 1, 1),
+        (262, 3, 1, 1),
+        (273, 4, 1, 8),
+        (277, 3, 1, 1),
+        (278, 4, 1, 20000),
+        (279, 4, 1, 400_000_000),
+    ]  # width, height, 8-bit grey, one strip off the end
+    ifd = struct.pack("<H", len(tags)) + b"".join(struct.pack("<HHII", *t) for t in tags)
+    tif = tmp_path / "huge.tif"
+    tif.write_bytes(b"II*\x00" + struct.pack("<I", 8) + ifd + struct.pack("<I", 0))
+    res = run("score", str(tif), "--cards", DEAL)
+    assert res.exit_code == 1
+    assert res.stderr.splitlines() == [
+        f"error: {tif}: 20000x20000 pixels is more than the 150,000,000 allowed"
+    ]
