@@ -50,9 +50,10 @@ COLUMNS = (
     "notes",
     "error",
     "set_by_hand",
+    "path",
 )
 #: The columns of results files written before ``set_by_hand`` (read, and given the new
-#: column when a run appends to them).
+#: columns when a run appends to them).
 FIRST_COLUMNS = COLUMNS[: COLUMNS.index("error") + 1]
 INT_COLUMNS = frozenset(
     ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
@@ -202,6 +203,26 @@ def _json_not_a_map(path: Path) -> str | None:
 
 def _key(path: str | Path) -> str:
     return os.path.realpath(path)
+
+
+#: A row's sheet as a resolved path (:func:`row_key`); set on the rows read back and
+#: written, never itself written to the results file.
+RESOLVED = "_resolved"
+
+
+def row_key(row: dict) -> str:
+    """The resolved path of a row's sheet: from its ``path`` column (relative to the
+    results file's folder, so a run from another folder finds it), else from its
+    ``source`` as given (rows of versions before that column: their run's folder)."""
+    return row.get(RESOLVED) or _key(row["source"])
+
+
+def _path_column(source: str, folder: Path) -> str:
+    """A sheet's ``path`` column: its resolved path relative to the results file's folder."""
+    try:
+        return os.path.relpath(_key(source), _key(folder))
+    except ValueError:  # another drive (Windows): no relative path
+        return _key(source)
 
 
 def overlay_name(source: str | Path) -> str:
@@ -367,7 +388,7 @@ def read_results(path: str | Path) -> list[dict]:
             except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict) and "source" in obj:
-                rows.append(obj)
+                rows.append(_resolved(obj, path.parent))
         return rows
     # The csv module splits the records: a quoted file name may hold a newline, a form
     # feed or a Unicode line separator (str.splitlines broke such names apart).
@@ -379,8 +400,17 @@ def read_results(path: str | Path) -> list[dict]:
         body = body[:-1]  # the last row, cut short by an interruption
     for values in body:
         if len(values) == len(header):
-            rows.append({k: _number(k, v) for k, v in zip(header, values, strict=True)})
+            row = {k: _number(k, v) for k, v in zip(header, values, strict=True)}
+            rows.append(_resolved(row, path.parent))
     return rows
+
+
+def _resolved(row: dict, folder: Path) -> dict:
+    """The row read from a results file in ``folder``, with its sheet's resolved path
+    (:data:`RESOLVED`) when it has a ``path`` column."""
+    if row.get("path"):
+        row[RESOLVED] = _key(folder / str(row["path"]))
+    return row
 
 
 def _our_header(header: list[str]) -> bool:
@@ -407,7 +437,7 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
     """The newest row of each sheet, in first-seen order."""
     by_key: dict[str, dict] = {}
     for row in rows:
-        by_key[_key(row["source"])] = row
+        by_key[row_key(row)] = row
     return list(by_key.values())
 
 
@@ -416,7 +446,7 @@ def finished_sources(rows: Iterable[dict]) -> dict[str, str]:
     hand for them (:func:`app.corrections.fixes_text`; "" for none, and in files written
     before that column)."""
     return {
-        _key(r["source"]): r.get("set_by_hand") or ""
+        row_key(r): r.get("set_by_hand") or ""
         for r in latest_rows(rows)
         if not r.get("error")
     }
@@ -488,6 +518,9 @@ class ResultsWriter:
         self.file.flush()
 
     def write(self, row: dict) -> None:
+        """Append the row (given its ``path`` column: the sheet relative to this file)."""
+        row["path"] = _path_column(row["source"], self.path.parent)
+        row[RESOLVED] = _key(row["source"])
         if self.csv is not None:
             self.csv.writerow(row)
         else:

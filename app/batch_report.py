@@ -25,6 +25,7 @@ from app.batch import (
     latest_rows,
     overlay_name,
     ranking,
+    row_key,
     run_jobs,
 )
 from app.report import counted
@@ -107,12 +108,12 @@ def print_summary(console: Console, rows: list[dict], new_rows: list[dict]) -> b
             ("Review", "right"),
         ):
             table.add_column(name, justify=justify)
-        names = short_names([str(r["source"]) for r in ranked])
+        names = short_names([row_key(r) for r in ranked])
         for place, row in zip(places(ranked), ranked, strict=True):
             solo = f"{row['solo_rating']} {row['solo_title']}".strip()
             table.add_row(
                 str(place),
-                names[str(row["source"])],
+                names[row_key(row)],
                 str(row["total"]),
                 str(row["stars_lost_to_monsters"]),
                 solo,
@@ -182,7 +183,7 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
     ]
 
     def thumbnail(row: dict, alt: str) -> str:
-        img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row["source"])
+        img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row_key(row))
         if img is None or not img.exists():
             return ""
         # A URL, relative: "#", "?" or "%" in a sheet's name must not end or change it.

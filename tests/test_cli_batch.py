@@ -312,6 +312,39 @@ def test_the_html_report_links_resolve_whatever_the_names_and_ties_share_a_place
     assert re.findall(r"<tr><td>(\d+)</td>", html) == ["1", "1", "1"]
 
 
+def test_a_rerun_from_another_folder_finds_the_sheets_already_scored(tmp_path, monkeypatch):
+    """The sheets are recognised by their place relative to the results file (the
+    ``path`` column), not by the names given: run from the round's folder, then from
+    its photos' folder, every sheet is scored once and ranked once."""
+    round_ = tmp_path / "round"
+    (round_ / "tables").mkdir(parents=True)
+    for name in ("sparse-b", "wilderness-a"):
+        shutil.copy(ROOT / "samples" / f"{name}.txt", round_ / "tables")
+    monkeypatch.chdir(round_)
+    assert run("batch", "tables", "--out", "results.csv", "--workers", "0").exit_code == 0
+    with open("results.csv", newline="") as f:
+        paths = sorted(r["path"] for r in csv.DictReader(f))
+    assert paths == ["tables/sparse-b.txt", "tables/wilderness-a.txt"]
+    shutil.copy(ROOT / "samples" / "forest-road-a.txt", round_ / "tables")
+    monkeypatch.chdir(round_ / "tables")
+    res = run("batch", ".", "--out", "../results.csv", "--workers", "0")
+    assert res.exit_code == 0, res.stderr
+    assert "2 sheets already scored" in res.stderr
+    rows = read_results(round_ / "results.csv")
+    assert sorted(r["source"] for r in rows) == [
+        "forest-road-a.txt",
+        "tables/sparse-b.txt",
+        "tables/wilderness-a.txt",
+    ]
+    assert [r["total"] for r in ranking(rows)] == [126, 96, 56]
+    text = res.stdout[res.stdout.index("Ranking") :]
+    assert [text.count(f"{n}.txt") for n in ("forest-road-a", "wilderness-a", "sparse-b")] == [
+        1,
+        1,
+        1,
+    ]
+
+
 def test_a_sheet_scored_by_an_earlier_run_says_it_has_no_overlay(tmp_path):
     d = tmp_path / "round"
     d.mkdir()

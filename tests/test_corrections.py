@@ -297,15 +297,17 @@ def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_pat
     )
     lines = out.read_text().splitlines()
     assert lines[0].split(",") == list(COLUMNS)
-    # The same row as a results file written before the set_by_hand column.
-    old = [",".join(FIRST_COLUMNS)] + [line.rsplit(",", 1)[0] for line in lines[1:]]
+    # The same row as a results file written before the set_by_hand and path columns.
+    n = len(FIRST_COLUMNS)
+    old = [",".join(FIRST_COLUMNS)] + [",".join(line.split(",")[:n]) for line in lines[1:]]
     out.write_text("\n".join(old) + "\n")
     (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"wild.txt" = "coins=4"\n')
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 0, res.stderr
-    # The file takes the new column, its old row kept; wild.txt again (corrected), road.txt.
+    # The file takes the new columns, its old row kept; wild.txt again (corrected), road.txt.
     lines = out.read_text().splitlines()
-    assert lines[0] == ",".join(COLUMNS) and lines[1] == old[1] + ","
+    added = len(COLUMNS) - len(FIRST_COLUMNS)
+    assert lines[0] == ",".join(COLUMNS) and lines[1] == old[1] + "," * added
     assert totals(out) == {"wild.txt": 96 - 4 * 2, "road.txt": 126}
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert "2 sheets already scored" in res.stderr  # the correction was recorded
