@@ -459,6 +459,7 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, 
 
 @app.command()
 def batch(
+    ctx: typer.Context,
     inputs: list[Path] = typer.Argument(
         ..., help="Directories (searched recursively) or files.", readable=False
     ),
@@ -480,6 +481,7 @@ def batch(
     from app.batch import (
         BadResultsFile,
         Job,
+        ResultsWriter,
         collect_inputs,
         finished_sources,
         overlay_name,
@@ -505,20 +507,22 @@ def batch(
         problem = None if path is None else output_path_problem(path, example)
         if problem is not None:
             raise _usage(f"{option} {path}: {problem}")
-    try:
-        previous = read_results(out)
-    except (BadResultsFile, OSError) as err:
-        raise _usage(_one_line(err)) from None
     overlay_dir = report_files_folder(html) if html is not None else None
-    # The results, the report and its overlays may lie in the folder scored: not sheets.
-    collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
-    # A sheet is done when scored without error with what is now set for it by hand.
-    done = finished_sources(previous)
     if overlay_dir is not None:
         try:
             overlay_dir.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise _usage(f"--html {html}: cannot make {overlay_dir}: {_one_line(err)}") from None
+    try:
+        writer = ResultsWriter(out)  # held, locked, until the run ends
+    except (BadResultsFile, OSError) as err:
+        raise _usage(_one_line(err)) from None
+    ctx.call_on_close(writer.close)  # however the command ends
+    previous = writer.previous
+    # The results, the report and its overlays may lie in the folder scored: not sheets.
+    collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
+    # A sheet is done when scored without error with what is now set for it by hand.
+    done = finished_sources(previous)
     jobs, used = [], {}
     for path in collected.files:
         nearby, found = None, None
@@ -563,7 +567,7 @@ def batch(
     console = Console(highlight=False, stderr=False)
     _stop_on_signals()
     try:
-        new_rows = run_with_progress(jobs, n_workers, out, console)
+        new_rows = run_with_progress(jobs, n_workers, writer, console)
     except KeyboardInterrupt:
         saved = len(read_results(out)) - len(previous)
         _err(

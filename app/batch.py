@@ -22,6 +22,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
+
+try:
+    import fcntl
+except ImportError:  # Windows: results files are not locked
+    fcntl = None  # type: ignore[assignment]
 
 from app.config import NO_CARDS
 from app.inputs import (
@@ -458,14 +464,15 @@ def _csv_header(path: Path) -> tuple[str, ...]:
         return tuple(next(csv.reader(f), COLUMNS))
 
 
-def _add_columns(path: Path) -> None:
+def _add_columns(path: Path) -> bool:
     """Give a results CSV of an earlier version (its columns a beginning of ours) the
     columns added since, empty in its rows: rewritten whole into a new file that then
     replaces it, so an interruption leaves the old file or the new one. A last line cut
-    short by an interruption is dropped, as :func:`read_results` drops it."""
+    short by an interruption is dropped, as :func:`read_results` drops it. True when
+    the file was replaced."""
     header = _csv_header(path)
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
-        return  # ours already, or not one whose columns ours continue
+        return False  # ours already, or not one whose columns ours continue
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     if not text.endswith("\n"):
@@ -481,6 +488,7 @@ def _add_columns(path: Path) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+    return True
 
 
 def _drop_cut_line(path: Path) -> None:
@@ -498,18 +506,55 @@ def _drop_cut_line(path: Path) -> None:
         f.truncate(start + end + 1 if end >= 0 else start)
 
 
+class ResultsBusy(OSError):
+    """Another batch holds the results file."""
+
+
+def _locked(path: Path) -> IO[str]:
+    """The results file (made if missing) opened for appending, and locked against other
+    batches for as long as it stays open: two batches appending to one file would mix
+    their rows and headers. Raises :class:`ResultsBusy` when another batch holds it."""
+    while True:
+        f = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        try:
+            if fcntl is not None:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.close()
+            raise ResultsBusy(
+                f"{path}: another batch is writing it; wait for it to end, or give another --out"
+            ) from None
+        try:
+            if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
+                return f
+        except FileNotFoundError:
+            pass
+        f.close()  # replaced (its columns added) by the batch that held it: lock the new one
+
+
 class ResultsWriter:
-    """Appends rows to the results file, flushing each one to disk."""
+    """Appends rows to the results file, flushing each one to disk; holds the file
+    locked from the rows read back (:attr:`previous`) until :meth:`close`.
+
+    Raises :class:`BadResultsFile` for a file that is not a results file (left as it
+    is), :class:`ResultsBusy` while another batch writes it.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.jsonl = _is_jsonl(self.path)
-        if self.path.exists() and self.path.stat().st_size > 0:
+        self.file = _locked(self.path)
+        try:
+            self.previous = read_results(self.path)
+        except BaseException:
+            self.file.close()
+            raise
+        new = self.path.stat().st_size == 0
+        if not new:
             _drop_cut_line(self.path)
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        if not new and not self.jsonl:
-            _add_columns(self.path)
-        self.file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        if not new and not self.jsonl and _add_columns(self.path):
+            self.file.close()
+            self.file = _locked(self.path)  # the file with the columns added
         # A file of another version that could not take our columns keeps its own.
         columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
         self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")

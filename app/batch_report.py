@@ -46,9 +46,11 @@ class RateColumn(TextColumn):
         return Text(f"{rate:.2f} sheets/s", style="cyan")
 
 
-def run_with_progress(jobs: list[Job], workers: int, out: str | Path, console: Console) -> list:
-    """Run the jobs with a progress bar, appending each row to ``out``; the new rows."""
-    writer = ResultsWriter(out)
+def run_with_progress(
+    jobs: list[Job], workers: int, writer: ResultsWriter, console: Console
+) -> list:
+    """Run the jobs with a progress bar, appending each row with ``writer`` (closed at
+    the end); the new rows."""
     rows: list[dict] = []
     progress = Progress(
         TextColumn("[bold]scoring"),

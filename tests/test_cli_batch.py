@@ -345,6 +345,28 @@ def test_a_rerun_from_another_folder_finds_the_sheets_already_scored(tmp_path, m
     ]
 
 
+def test_a_second_batch_on_the_same_results_file_is_refused_while_one_runs(tmp_path):
+    """Two batches appending to one file would mix their rows (and write the header
+    twice): the second is told, and the file is left as the first has it."""
+    from app.batch import ResultsWriter
+
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", tmp_path)
+    out = tmp_path / "results.csv"
+    running = ResultsWriter(out)  # what a batch holds while it runs
+    try:
+        before = out.read_bytes()
+        res = run("batch", str(tmp_path / "sparse-b.txt"), "--out", str(out))
+        assert res.exit_code == 2
+        assert res.stderr.strip() == (
+            f"error: {out}: another batch is writing it; wait for it to end, or give another --out"
+        )
+        assert out.read_bytes() == before
+    finally:
+        running.close()
+    res = run("batch", str(tmp_path / "sparse-b.txt"), "--out", str(out), "--workers", "0")
+    assert res.exit_code == 0 and [r["total"] for r in read_results(out)] == [56]
+
+
 def test_a_sheet_scored_by_an_earlier_run_says_it_has_no_overlay(tmp_path):
     d = tmp_path / "round"
     d.mkdir()
