@@ -12,7 +12,7 @@ from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
 from scoring.i18n import season_name
-from scoring.layouts import ROW_LETTERS, SIZE
+from scoring.layouts import ROW_LETTERS, SIZE, Space, parse_space
 
 STYLES = {
     "T": "bold green",
@@ -129,22 +129,26 @@ def sheet_notes(sheet: Sheet, on_map: GameResult) -> list[str]:
 
 def map_text(game_map: Map) -> Text:
     """The map as coloured symbols with the printed row letters and column numbers."""
-    ruins = game_map.layout.ruins
     text = Text()
     text.append("    " + " ".join(f"{c + 1:<2}" for c in range(SIZE)).rstrip() + "\n", "dim")
     for r in range(SIZE):
         text.append(f" {ROW_LETTERS[r]}  ", "dim")
         for c in range(SIZE):
-            sym = game_map.grid[r][c]
-            on_ruin = (r, c) in ruins
-            shown = RUIN_MARK if on_ruin and sym == EMPTY else sym
-            style = "yellow3" if shown == RUIN_MARK else STYLES[sym]
-            if on_ruin and sym != EMPTY:
-                style += " underline"
-            text.append(shown, style)
+            text.append(*map_symbol(game_map, (r, c)))
             text.append("  " if c < SIZE - 1 else "\n")
     text.append(LEGEND, "dim")
     return text
+
+
+def map_symbol(game_map: Map, space: Space) -> tuple[str, str]:
+    """One space as :func:`map_text` draws it: its symbol (``r`` for unfilled ruins) and
+    rich style (its terrain's colour, underlined when drawn on ruins)."""
+    r, c = space
+    sym = game_map.grid[r][c]
+    on_ruin = space in game_map.layout.ruins
+    if on_ruin and sym == EMPTY:
+        return RUIN_MARK, "yellow3"
+    return sym, STYLES[sym] + (" underline" if on_ruin else "")
 
 
 def _cards_table(game: GameResult, lang: str) -> Table:
@@ -237,16 +241,24 @@ def if_text(effect: IfRunnerUp | None) -> str:
 
 
 def review_table(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> Table:
-    """The cells to check by hand, with the classifier's top three candidates and, with
-    ``effects``, the total if each were its runner-up (in :func:`review_order`)."""
+    """The cells to check by hand: the terrain the map holds there (as the map shows it),
+    why, the classifier's top three candidates and, with ``effects``, the total if each
+    were its runner-up (in :func:`review_order`).
+
+    The candidates are the cell's own reading (for a cell decided by the sheet, as read
+    in context); for a cell decided by its shape, its neighbours or its look-alikes the
+    terrain chosen is not their first and may not be among the three shown, so the map's
+    symbol has its own column."""
     table = Table()
     table.add_column("Space")
+    table.add_column("Map")
     table.add_column("Why")
     table.add_column("Candidates")
     if effects is not None:
         table.add_column("If it is the runner-up")
     for r in review_order(sheet.review, effects):
-        cells = [r.space, r.reason, candidates_text(r)]
+        chosen = Text(*map_symbol(sheet.map, parse_space(r.space)))
+        cells = [r.space, chosen, r.reason, candidates_text(r)]
         if effects is not None:
             cells.append(if_text(effects.get(r.space)))
         table.add_row(*cells)
