@@ -30,7 +30,8 @@ class Explanation:
 
     ``spaces`` is the flat set of spaces that earned points (what an overlay
     highlights); ``rows``/``columns`` are 0-based indices, ``clusters`` the
-    scoring groups of spaces, ``diagonals`` the complete diagonals (each a
+    scoring groups of spaces (Lost Barony's square, of which only one side's
+    spaces earn points), ``diagonals`` the complete diagonals (each a
     tuple of spaces from the left edge down-right); ``reason`` is a few words.
     """
 
@@ -307,8 +308,13 @@ def _lost_barony(m: Map) -> CardResult:
     if side == 0:
         return CardResult(0, Explanation("no filled square"))
     square = frozenset((r0 + i, c0 + j) for i in range(side) for j in range(side))
-    why = f"largest filled square {side}x{side} at {space_name((r0, c0))}"
-    return CardResult(3 * side, Explanation(why, square, clusters=(square,)))
+    # Only one side's spaces earn points (3 each): the square's top side stands for it;
+    # the whole square is the scoring group around them.
+    counted = [(r0, c0 + j) for j in range(side)]
+    corner = space_name((r0, c0))
+    top = corner if side == 1 else f"{corner}-{space_name(counted[-1])}"
+    why = f"largest square {side}x{side} at {corner}: top side {top} x3"
+    return CardResult(3 * side, Explanation(why, frozenset(counted), clusters=(square,)))
 
 
 DIAGONALS: tuple[tuple[Space, ...], ...] = tuple(

@@ -308,7 +308,16 @@ def test_lost_barony_largest_solid_square():
     # "every space filled; mountains, wasteland and monsters count"
     m = paint(SIDE_B, M="D4 D5", V="E4", F="F4")
     assert points("lost-barony", m) == 9
-    assert len(spaces("lost-barony", m)) == 9
+    # "3 per space along one side": the spaces that earned points are one side of the
+    # square D4..F6 (3 of them), the whole square is its scoring group.
+    sides = [{"D4", "D5", "D6"}, {"F4", "F5", "F6"}, {"D4", "E4", "F4"}, {"D6", "E6", "F6"}]
+    counted = spaces("lost-barony", m)
+    assert counted in sides, counted
+    expl = CARDS["lost-barony"].score(m).explanation
+    assert expl.to_json()["clusters"] == [["D4", "D5", "D6", "E4", "E5", "E6", "F4", "F5", "F6"]]
+    # The reason names the square and the side counted, from one end to the other.
+    ends = sorted(counted)
+    assert "3x3 at D4" in expl.reason and f"{ends[0]}-{ends[-1]}" in expl.reason, expl.reason
     # A 4x6 filled rectangle (D1..G6, the mountain F6 included) holds a 4x4 square.
     assert points("lost-barony", paint(V=" ".join(row(r, range(1, 7)) for r in "DEFG"))) == 12
     # Two 2x6 strips with an empty row between them: 2x2 at most.

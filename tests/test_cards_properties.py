@@ -100,6 +100,25 @@ def test_lost_barony_agrees_with_brute_force(symbols):
     assert pts("lost-barony", m) == 3 * brute_force_square(m)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from("..TTVV"), min_size=SIZE * SIZE, max_size=SIZE * SIZE))
+def test_lost_barony_explains_one_side_of_its_square(symbols):
+    # "3 per space along one side of the largest solid square": the spaces that earned
+    # points are one full side of a solid square of that size, 3 points each.
+    m = on(SIDE_B, symbols)
+    res = CARDS["lost-barony"].score(m)
+    k = brute_force_square(m)
+    [square] = res.explanation.clusters
+    rows, cols = {r for r, _ in square}, {c for _, c in square}
+    assert len(square) == k * k and len(rows) == len(cols) == k
+    assert all(m.grid[r][c] != "." for r, c in square)
+    side = res.explanation.spaces
+    assert res.points == 3 * len(side) == 3 * k
+    edges = [{(r, c) for r, c in square if r == line} for line in (min(rows), max(rows))]
+    edges += [{(r, c) for r, c in square if c == line} for line in (min(cols), max(cols))]
+    assert side in edges
+
+
 @settings(max_examples=60, deadline=None)
 @given(cells, st.sampled_from([SIDE_A, SIDE_B]))
 def test_space_counting_cards_explain_every_point(symbols, layout):

@@ -155,6 +155,51 @@ def test_a_cluster_is_outlined_round_its_holes_too():
         assert np.all(np.abs(line.astype(int) - colour).max(axis=1) <= 1), name
 
 
+def test_lost_barony_tints_one_side_and_outlines_its_square():
+    """Lost Barony: "3 per space along one side of the largest solid square" (RULES.md
+    §3). Side A prints nothing on D3..F5 (§1): villages there make a 3x3 square, 9
+    points. The explained overlay outlines the whole square and tints only the three
+    spaces of the one side that was paid, not all nine."""
+    from app.overlay import CLUSTER_COLOURS, draw_overlay
+    from scanner.sheet import Sheet
+    from scoring.board import Map
+    from scoring.layouts import SIDE_A
+
+    square = [(r, c) for r in range(3, 6) for c in range(2, 5)]  # D3..F5
+    m = Map.empty(SIDE_A)
+    for space in square:
+        m = m.with_terrain(space, "V")
+    cards = {"A": "sentinel-wood", "B": "canal-lake", "C": "wildholds", "D": "lost-barony"}
+    game = score_game([m], cards, 0)
+    assert game.card_points["D"] == 9
+    sheet = Sheet(source="square.txt", map=m)
+    plain = draw_overlay(sheet, None, game)
+    explained = draw_overlay(sheet, None, game, "D")
+    changed = np.abs(cell_means(explained) - cell_means(plain)).max(axis=2) > 10
+    tinted = {(r, c) for r in range(SIZE) for c in range(SIZE) if changed[r, c]}
+    sides = [
+        {(3, 2), (3, 3), (3, 4)},  # top D3-D5
+        {(5, 2), (5, 3), (5, 4)},  # bottom F3-F5
+        {(3, 2), (4, 2), (5, 2)},  # left D3-F3
+        {(3, 4), (4, 4), (5, 4)},  # right D5-F5
+    ]
+    assert tinted in sides, sorted(tinted)
+    # The square's outline runs along its four sides, paid or not.
+    colour = np.array(CLUSTER_COLOURS[0])
+    x0, y0 = (round(v) for v in g.to_canonical_px(2, 3))  # D3's top-left corner
+    x1, y1 = (round(v) for v in g.to_canonical_px(5, 6))  # F5's bottom-right corner
+    px = round(g.CANON_PX_PER_CELL)
+    mid_x, mid_y = (x0 + x1) // 2, (y0 + y1) // 2
+    border = {
+        "top": explained[y0, mid_x - px : mid_x + px],
+        "bottom": explained[y1 - 1, mid_x - px : mid_x + px],
+        "left": explained[mid_y - px : mid_y + px, x0],
+        "right": explained[mid_y - px : mid_y + px, x1 - 1],
+    }
+    for name, line in border.items():
+        assert np.all(np.abs(line.astype(int) - colour).max(axis=1) <= 1), name
+
+
 def test_explain_by_edict_letter_and_unknown_card(tmp_path):
     out = tmp_path / "d.png"
     assert run("score", SAMPLE, "--overlay", str(out), "--explain", "D").exit_code == 0
