@@ -483,13 +483,15 @@ def batch(
         Job,
         ResultsWriter,
         collect_inputs,
-        finished_sources,
+        file_stamp,
+        finished_rows,
         overlay_name,
         read_results,
         report_files_folder,
+        still_current,
     )
-    from app.corrections import fixes_text
     from app.outputs import output_path_problem
+    from app.report import counted
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)
@@ -521,9 +523,9 @@ def batch(
     previous = writer.previous
     # The results, the report and its overlays may lie in the folder scored: not sheets.
     collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
-    # A sheet is done when scored without error with what is now set for it by hand.
-    done = finished_sources(previous)
-    jobs, used = [], {}
+    # A sheet is done when scored without error with what is now given for it.
+    done = finished_rows(previous)
+    jobs, used, skipped, again = [], {}, 0, 0
     for path in collected.files:
         nearby, found = None, None
         if deal is None and cards_file is None:
@@ -534,23 +536,26 @@ def batch(
         if in_use is not None:
             used[in_use.source] = in_use
         fixes = _fixes_for(Path(path), in_use, {})
-        if done.get(os.path.realpath(path)) == fixes_text(fixes):
-            continue
-        job_side = _side_for(fixes, side_key)
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
-        jobs.append(
-            Job(
-                path,
-                deal,
-                job_side,
-                overlay,
-                default_cards=nearby,
-                fixes=tuple(fixes.items()),
-                default_side=in_use.side if in_use is not None else None,
-            )
+        job = Job(
+            path,
+            deal,
+            _side_for(fixes, side_key),
+            overlay,
+            default_cards=nearby,
+            fixes=tuple(fixes.items()),
+            default_side=in_use.side if in_use is not None else None,
         )
+        earlier = done.get(os.path.realpath(path))
+        if earlier is None:
+            jobs.append(job)
+        elif still_current(earlier, job, file_stamp(path)):
+            skipped += 1
+        else:
+            jobs.append(job)
+            again += 1
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")
     for path, why in collected.unreadable:
@@ -559,8 +564,10 @@ def batch(
     for source, found in used.items():
         for named in sorted(set(found.fixes) - sheets):
             _err(f"warning: {source}: [set] names {named}, which is not among the sheets")
-    if len(jobs) < len(collected.files):
-        _err(f"{len(collected.files) - len(jobs)} sheets already scored in {out}: skipped")
+    if skipped:
+        _err(f"{counted(skipped, 'sheet')} already scored in {out}: skipped")
+    if again:
+        _err(f"{counted(again, 'sheet')} scored again: their file, cards, side or [set] changed")
     n_workers = min(os.cpu_count() or 1, max(len(jobs), 1)) if workers is None else workers
     from app.batch_report import print_summary, run_with_progress, write_html
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
@@ -38,7 +39,7 @@ from app.inputs import (
     media_kind,
     with_pages,
 )
-from scanner.pages import source_stem
+from scanner.pages import source_stem, split_page
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -57,6 +58,8 @@ COLUMNS = (
     "error",
     "set_by_hand",
     "path",
+    "cards",
+    "modified",
 )
 #: The columns of results files written before ``set_by_hand`` (read, and given the new
 #: columns when a run appends to them).
@@ -328,6 +331,7 @@ def _score(job: Job) -> dict:
     from scoring.game import score_game
 
     want_view = job.overlay is not None
+    modified = file_stamp(job.source)  # before reading: an edit meanwhile is seen next run
     loaded = load_input(
         job.source,
         side=job.side,
@@ -360,6 +364,8 @@ def _score(job: Job) -> dict:
         "notes": "; ".join(sheet_notes(sheet, game)),
         "error": "",
         "set_by_hand": fixes_text(fixes),
+        "cards": cards_text(cards),
+        "modified": modified,
     }
     return row
 
@@ -447,15 +453,43 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
     return list(by_key.values())
 
 
-def finished_sources(rows: Iterable[dict]) -> dict[str, str]:
-    """Resolved paths of the sheets scored without error, with the spaces that were set by
-    hand for them (:func:`app.corrections.fixes_text`; "" for none, and in files written
-    before that column)."""
-    return {
-        row_key(r): r.get("set_by_hand") or ""
-        for r in latest_rows(rows)
-        if not r.get("error")
-    }
+def finished_rows(rows: Iterable[dict]) -> dict[str, dict]:
+    """The newest row of each sheet scored without error, by resolved path."""
+    return {row_key(r): r for r in latest_rows(rows) if not r.get("error")}
+
+
+def still_current(row: dict, job: Job, modified: str) -> bool:
+    """Whether a sheet's row (scored without error) stands for this job, so that a re-run
+    skips the sheet: what is set for it by hand (:func:`app.corrections.fixes_text`), the
+    side given, the cards given and the file (``modified``: :func:`file_stamp`) are as
+    when it was scored. A photo takes the cards of a settings file nearby; a map file's
+    own header may win over them, so for it only ``--cards`` is compared. A row of a
+    version before a column passes on that column."""
+    from app.corrections import fixes_text
+
+    given = job.cards or (job.default_cards if is_photo(job.source) else None)
+    return (
+        (row.get("set_by_hand") or "") == fixes_text(dict(job.fixes))
+        and (job.side is None or row.get("side") == job.side)
+        and (given is None or row.get("cards") in ("", None, cards_text(given)))
+        and row.get("modified") in ("", None, modified)
+    )
+
+
+def cards_text(cards: dict[str, str]) -> str:
+    """A row's ``cards``: the card ids under edicts A-D, as ``--cards`` takes them."""
+    return ",".join(cards[e] for e in EDICTS)
+
+
+def file_stamp(source: str | Path) -> str:
+    """When a sheet's file was last changed, in UTC to the microsecond ("" when it cannot
+    be told): a row's ``modified``, so that an edited or replaced photo is scored again."""
+    try:
+        ns = os.stat(split_page(source)[0]).st_mtime_ns
+    except OSError:
+        return ""
+    when = datetime.fromtimestamp(ns // 10**9, timezone.utc)
+    return when.replace(microsecond=ns // 1000 % 10**6).isoformat()
 
 
 def _csv_header(path: Path) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import app.batch
-from app.batch import COLUMNS, collect_inputs, ranking, read_results
+from app.batch import COLUMNS, collect_inputs, latest_rows, ranking, read_results
 from scoring.board import Map
 from scoring.layouts import SIDE_A
 from tests.cli_fixtures import ROOT, run
@@ -181,7 +181,7 @@ def test_a_row_cut_inside_a_quoted_name_does_not_swallow_the_next(tmp_path):
     text = out.read_text()
     out.write_text(text[: text.index('"' + str(d / "Tanaka")) + 12])
     res = run("batch", str(d), "--out", str(out), "--workers", "0")
-    assert res.exit_code == 0 and "1 sheets already scored" in res.stderr
+    assert res.exit_code == 0 and "1 sheet already scored" in res.stderr
     with open(out, newline="") as f:
         plain = list(csv.reader(f))
     assert sorted(Path(r[0]).name for r in plain[1:]) == ["Smith, John.txt", "Tanaka, Yui.txt"]
@@ -343,6 +343,60 @@ def test_a_rerun_from_another_folder_finds_the_sheets_already_scored(tmp_path, m
         1,
         1,
     ]
+
+
+def test_a_sheet_is_scored_again_when_its_cards_or_its_file_change(tmp_path):
+    """A results row records the cards and the file's time: a re-run with other cards,
+    or after the sheet was edited, scores it again (the newest row wins); otherwise it
+    is skipped. wilderness-a.txt scores 96 with its own header's cards (samples/)."""
+    d = tmp_path / "round"
+    d.mkdir()
+    for name in ("wilderness-a", "sparse-b"):
+        shutil.copy(ROOT / "samples" / f"{name}.txt", d)
+    out = tmp_path / "r.csv"
+    own = "sentinel-wood,canal-lake,great-city,borderlands"  # wilderness-a's header
+    other = "sentinel-wood,canal-lake,great-city,the-broken-road"
+    assert run("batch", str(d), "--out", str(out), "--cards", own).exit_code == 0
+    res = run("batch", str(d), "--out", str(out), "--cards", own)
+    assert "2 sheets already scored" in res.stderr and "scored again" not in res.stderr
+    res = run("batch", str(d), "--out", str(out), "--cards", other)
+    assert "2 sheets scored again: their file, cards, side or [set] changed" in res.stderr
+    rows = read_results(out)
+    assert len(rows) == 4 and {r["cards"] for r in rows[2:]} == {other}
+    wild = [r for r in latest_rows(rows) if r["source"].endswith("wilderness-a.txt")]
+    assert wild[0]["total"] != 96 and wild[0]["card_D"] != 12  # D was Borderlands' 12
+    # The sheet edited (one coin more: +1 in each of the four seasons), then re-run.
+    sheet = d / "wilderness-a.txt"
+    sheet.write_text(sheet.read_text().replace("coins: 6", "coins: 7"))
+    os.utime(sheet, ns=(time.time_ns(), sheet.stat().st_mtime_ns + 10**9))
+    res = run("batch", str(d), "--out", str(out), "--cards", other)
+    assert "1 sheet already scored" in res.stderr and "1 sheet scored again" in res.stderr
+    rows = latest_rows(read_results(out))
+    edited = [r for r in rows if r["source"].endswith("wilderness-a.txt")]
+    assert edited[0]["total"] == wild[0]["total"] + 4 and edited[0]["coins"] == 7
+
+
+def test_a_photo_takes_new_settings_cards_where_a_map_files_header_may_win():
+    """A photo has no header, so a change of its folder's cards scores it again; a map
+    file's own ``cards:`` header wins over the folder's, so for it only --cards counts."""
+    from app.batch import Job, cards_text, file_stamp, still_current
+
+    deal = {"A": "the-cauldrons", "B": "greenbough", "C": "mages-valley", "D": "great-city"}
+    moved = {**deal, "D": "the-broken-road"}
+    for sheet, photo in (
+        (ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg", True),
+        (ROOT / "samples" / "wilderness-a.txt", False),
+    ):
+        row = {"set_by_hand": "", "side": "A", "cards": cards_text(deal)}
+        row["modified"] = file_stamp(sheet)
+        assert still_current(row, Job(str(sheet), default_cards=deal), row["modified"])
+        assert still_current(row, Job(str(sheet), default_cards=moved), row["modified"]) != photo
+        assert not still_current(row, Job(str(sheet), cards=moved), row["modified"])
+        assert not still_current(row, Job(str(sheet), side="B"), row["modified"])
+        assert not still_current(row, Job(str(sheet), fixes=(("coins", 3),)), row["modified"])
+        assert not still_current(row, Job(str(sheet)), "2001-01-01T00:00:00+00:00")
+        old = {"set_by_hand": "", "side": "A"}  # a row of a version before those columns
+        assert still_current(old, Job(str(sheet), cards=moved), row["modified"])
 
 
 def test_a_second_batch_on_the_same_results_file_is_refused_while_one_runs(tmp_path):

@@ -269,11 +269,11 @@ def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_chang
     toml.write_text(DEAL + '[set]\n"road.txt" = ["A1=forest"]\n')
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 0, res.stderr
-    assert "1 sheets already scored" in res.stderr  # wild.txt; road.txt again, corrected
+    assert "1 sheet already scored" in res.stderr  # wild.txt; road.txt again, corrected
     assert totals(out) == {"road.txt": 132, "wild.txt": 96}
     toml.write_text(DEAL + '[set]\n"road.txt" = ["A1=forest"]\n"wild.txt" = "coins=4"\n')
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
-    assert "1 sheets already scored" in res.stderr  # road.txt; wild.txt's coins changed
+    assert "1 sheet already scored" in res.stderr  # road.txt; wild.txt's coins changed
     # wilderness-a.txt's working: coins 6 in every season; with 4, each season loses 2
     assert totals(out) == {"road.txt": 132, "wild.txt": 96 - 4 * 2}
     from app.batch import latest_rows, read_results
