@@ -644,7 +644,7 @@ def read(
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.inputs import load_input, use_second_thread, warm_up_reader
-    from app.report import candidates_text, correction_text
+    from app.report import check_line, correction_text
     from scoring.textmap import format_text
 
     side_key = _check_side(side)
@@ -664,8 +664,7 @@ def read(
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet
     for r in sheet.review:
-        maybe = f" ({candidates_text(r)})" if r.candidates else ""
-        typer.echo(f"; check {r.space}: {r.reason}{maybe}")
+        typer.echo(check_line(r, sheet.map))
     for note in sheet.notes:
         typer.echo(f"; note: {note}")
     for fix in sheet.corrected:

@@ -270,6 +270,18 @@ def candidates_text(r: Review) -> str:
     return "  ".join(f"{k} {shown(v)}" for k, v in list(r.candidates.items())[:3])
 
 
+def check_line(r: Review, game_map: Map) -> str:
+    """``read``'s comment on a cell to check: why, the terrain on the map when it is not
+    the first candidate (a cell decided by its shape, neighbours or look-alikes), and the
+    candidates: ``"; check K9: decided by its shape, read F (V 0.98  T 0.01  F 0.00)"``."""
+    r0, c0 = parse_space(r.space)
+    held = game_map.grid[r0][c0]
+    first = next(iter(r.candidates), held)
+    read = f", read {held}" if held != first else ""
+    maybe = f" ({candidates_text(r)})" if r.candidates else ""
+    return f"; check {r.space}: {r.reason}{read}{maybe}"
+
+
 def correction_text(c: Correction) -> str:
     """One thing set by hand, with what had been read: ``"C3 F (read W)"``."""
     return f"{c.space} {c.symbol} (read {c.read})"

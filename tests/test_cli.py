@@ -256,12 +256,21 @@ def test_a_cell_under_the_review_threshold_never_shows_the_threshold(monkeypatch
 
 
 def test_read_prints_the_map_format(monkeypatch):
-    monkeypatch.setattr(app.inputs, "read_photo", fake_photo_sheet)
+    def sheet(path, *, side=None, decoded=None):
+        read = fake_photo_sheet(path)
+        drawn = read.map.with_terrain(parse_space("C4"), "T").with_terrain(parse_space("K9"), "F")
+        shape = Review("K9", "decided by its shape", {"V": 0.98, "T": 0.01, "F": 0.004})
+        return replace(read, map=drawn, review=(*read.review, shape))
+
+    monkeypatch.setattr(app.inputs, "read_photo", sheet)
     res = run("read", "table.jpg")
     assert res.exit_code == 0
-    # Each cell to check says what it may be, as the report's review table does.
+    # Each cell to check says what it may be, as the report's review table does, and
+    # what the map holds there when that is not the first candidate (K9: its shape's F).
     assert res.stdout.startswith(
-        "; check C4: low confidence (T 0.55  V 0.41)\nside: A\ncoins: 3\nT . ."
+        "; check C4: low confidence (T 0.55  V 0.41)\n"
+        "; check K9: decided by its shape, read F (V 0.98  T 0.01  F 0.00)\n"
+        "side: A\ncoins: 3\nT . ."
     )
 
 
