@@ -10,7 +10,6 @@ already scored (failed ones are tried again, and the newest row of a sheet wins)
 from __future__ import annotations
 
 import csv
-import glob
 import hashlib
 import io
 import json
@@ -132,14 +131,16 @@ def collect_inputs(inputs: Iterable[str | Path], exclude: Iterable[str | Path] =
         if not path.is_dir():
             add(str(item))
             continue
-        for child in _folder_files(path, excluded, unreadable):
+        children = _folder_files(path, excluded, unreadable)
+        photos = {(c.parent, c.stem) for c in children if c.suffix.lower() in PHOTO_SUFFIXES}
+        for child in children:
             suffix = child.suffix.lower()
             if suffix in PHOTO_SUFFIXES:
                 add(str(child))
             elif suffix in MAP_SUFFIXES - {".json"}:
                 add(str(child))
             elif suffix == ".json":
-                why = _json_not_a_map(child)
+                why = _json_not_a_map(child, (child.parent, child.stem) in photos)
                 if why:
                     skipped.append((str(child), why))
                 else:
@@ -197,9 +198,10 @@ def _report_files(folder: Path) -> bool:
     return stem != folder.name and folder.with_name(stem + ".html").is_file()
 
 
-def _json_not_a_map(path: Path) -> str | None:
-    siblings = path.parent.glob(glob.escape(path.stem) + ".*")
-    if any(p.suffix.lower() in PHOTO_SUFFIXES for p in siblings):
+def _json_not_a_map(path: Path, beside_a_photo: bool) -> str | None:
+    """Why a ``.json`` file in a folder is no map file: a photo's sidecar (its name a
+    photo's, with ``.json``), not JSON, or JSON without a map grid; None for a map."""
+    if beside_a_photo:
         return "a photo's sidecar"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
