@@ -404,14 +404,10 @@ def read_results(path: str | Path) -> list[dict]:
             if isinstance(obj, dict) and "source" in obj:
                 rows.append(_resolved(obj, path.parent))
         return rows
-    # The csv module splits the records: a quoted file name may hold a newline, a form
-    # feed or a Unicode line separator (str.splitlines broke such names apart).
-    records = list(csv.reader(io.StringIO(text, newline="")))
+    records = _csv_records(text)
     if not records or not _our_header(records[0]):
         raise BadResultsFile(f"{path}: exists and is not a results file of cartoscore batch")
     header, body = records[0], records[1:]
-    if not text.endswith("\n"):
-        body = body[:-1]  # the last row, cut short by an interruption
     for values in body:
         if len(values) == len(header):
             row = {k: _number(k, v) for k, v in zip(header, values, strict=True)}
@@ -425,6 +421,16 @@ def _resolved(row: dict, folder: Path) -> dict:
     if row.get("path"):
         row[RESOLVED] = _key(folder / str(row["path"]))
     return row
+
+
+def _csv_records(text: str) -> list[list[str]]:
+    """A results CSV's records, split by the csv module (a quoted file name may hold a
+    newline, a form feed or a Unicode line separator, which str.splitlines breaks
+    apart); a last row cut short by an interruption (no newline after it) is left out."""
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    if len(records) > 1 and not text.endswith("\n"):
+        records.pop()
+    return records
 
 
 def _our_header(header: list[str]) -> bool:
@@ -509,11 +515,7 @@ def _add_columns(path: Path) -> bool:
     header = _csv_header(path)
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
         return False  # ours already, or not one whose columns ours continue
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if not text.endswith("\n"):
-        lines = lines[:-1]
-    rows = list(csv.reader(lines[1:]))
+    rows = _csv_records(path.read_text(encoding="utf-8"))[1:]
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         out = csv.writer(f)

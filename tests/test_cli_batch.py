@@ -201,6 +201,17 @@ def test_names_with_line_breaks_in_them_are_read_back_whole(tmp_path):
     assert sorted(Path(r["source"]).name for r in read_results(out)) == sorted(names)
     res = run("batch", str(d), "--out", str(out), "--workers", "0")
     assert "3 sheets already scored" in res.stderr
+    # The same rows in a file of a version before the set_by_hand column: the run that
+    # adds the columns since keeps the names whole too.
+    from app.batch import FIRST_COLUMNS
+
+    with open(out, newline="") as f:
+        records = list(csv.reader(f))
+    with open(out, "w", newline="") as f:
+        csv.writer(f).writerows(r[: len(FIRST_COLUMNS)] for r in records[:4])
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert "3 sheets already scored" in res.stderr
+    assert sorted(Path(r["source"]).name for r in read_results(out)) == sorted(names)
 
 
 def test_hidden_folders_hold_no_sheets(tmp_path):
