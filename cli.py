@@ -245,7 +245,7 @@ def score(
 
     draw = OverlayWriter(overlays, explain) if overlays is not None else None
     if per_season:
-        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw)
+        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw)
     else:
         for index, (source, item, error) in enumerate(loaded):
             if error is not None:
@@ -396,7 +396,7 @@ def _score_one(
         draw(sheet, item.view, game, index)
 
 
-def _score_per_season(loaded, deal, coin_values, as_json, lang, console, debug, draw) -> bool:
+def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -> bool:
     """Score the inputs as spring, summer, fall, winter of one sheet. True if any failed."""
     from app.config import NO_CARDS
     from app.report import render_game, render_sheet, sheet_json
@@ -475,7 +475,7 @@ def batch(
     ),
     side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
     html: Path = typer.Option(None, "--html", help="Also write an HTML report with overlays."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
     from app.batch import (
@@ -547,6 +547,7 @@ def batch(
             default_cards=nearby,
             fixes=tuple(fixes.items()),
             default_side=in_use.side if in_use is not None else None,
+            debug=debug,
         )
         earlier = done.get(os.path.realpath(path))
         if earlier is None:

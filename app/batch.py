@@ -15,6 +15,7 @@ import io
 import json
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -88,6 +89,7 @@ class Job:
     default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
     fixes: tuple = ()  # app.corrections.Fixes as pairs: set by hand ([set] in settings)
     default_side: str | None = None  # a settings file's side: after a map file's header
+    debug: bool = False  # --debug: a failure's traceback to stderr, beside its row
 
 
 @dataclass(frozen=True)
@@ -309,10 +311,20 @@ def score_job(job: Job) -> dict:
     except (ScanError, BadMapFile, ValueError, OSError) as err:
         row = error_row(job.source, " ".join(str(err).split()) or type(err).__name__)
         _overlay_of_failure(job, err)
+        _show_traceback(job)
     except Exception as err:  # noqa: BLE001 - one sheet must not stop a tournament
         row = error_row(job.source, f"internal error: {type(err).__name__}: {err}")
+        _show_traceback(job)
     row["seconds"] = round(time.perf_counter() - t0, 3)
     return row
+
+
+def _show_traceback(job: Job) -> None:
+    """With ``--debug``, the traceback of the failure being handled, named by its sheet."""
+    if job.debug:
+        import traceback
+
+        print(f"{job.source}:\n{traceback.format_exc()}", end="", file=sys.stderr, flush=True)
 
 
 def _overlay_of_failure(job: Job, err: BaseException) -> None:

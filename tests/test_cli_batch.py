@@ -214,6 +214,19 @@ def test_names_with_line_breaks_in_them_are_read_back_whole(tmp_path):
     assert sorted(Path(r["source"]).name for r in read_results(out)) == sorted(names)
 
 
+def test_batch_debug_shows_a_failed_sheets_traceback(tmp_path):
+    sheet = tmp_path / "late.txt"
+    sheet.write_text("not a map\n")
+    out = tmp_path / "r.csv"
+    cards = "sentinel-wood,canal-lake,great-city,borderlands"
+    res = run("batch", str(sheet), "--out", str(out), "--cards", cards, "--workers", "0")
+    assert res.exit_code == 1 and "Traceback" not in res.stderr
+    res = run("batch", str(sheet), "--out", str(out), "--cards", cards, "--workers", "0", "--debug")
+    assert res.exit_code == 1
+    assert f"{sheet}:\nTraceback (most recent call last):" in res.stderr
+    assert [bool(r["error"]) for r in read_results(out)] == [True, True]
+
+
 def test_hidden_folders_hold_no_sheets(tmp_path):
     """A phone's DCIM/.thumbnails or a .git folder: skipped, as hidden files are."""
     d = tmp_path / "DCIM"
