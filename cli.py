@@ -313,13 +313,13 @@ class OverlayWriter:
         self.paths, self.explain = paths, explain
         self.failed = False
 
-    def __call__(self, sheet, view, game, index: int) -> None:
+    def __call__(self, sheet, view, game, index: int, season: str | None = None) -> None:
         from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
 
         path = self.paths[index]
         try:
             edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
-            write_overlay(path, draw_overlay(sheet, view, game, edict))
+            write_overlay(path, draw_overlay(sheet, view, game, edict, season))
         except (UnknownExplain, OSError) as err:
             _err(f"error: {sheet.source}: no overlay: {_one_line(err)}")
             self.failed = True
@@ -443,7 +443,7 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -
         coins_i = coins[[j for j, _ in good].index(i)]
         on_map = score_game([item.sheet.map], cards, coins_i)
         if draw is not None:
-            draw(item.sheet, item.view, on_map, i)
+            draw(item.sheet, item.view, on_map, i, season)  # the overlay writes English
         if as_json:
             typer.echo(
                 json.dumps(

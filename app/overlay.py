@@ -135,6 +135,7 @@ def draw_overlay(
     view: np.ndarray | None = None,
     game: GameResult | None = None,
     explain: str | None = None,
+    season: str | None = None,
 ) -> np.ndarray:
     """The annotated canonical view.
 
@@ -144,6 +145,9 @@ def draw_overlay(
     view : the scanner's canonical view (BGR uint8); None draws :func:`clean_view`.
     game : the scored game; needed with ``explain``.
     explain : an edict letter A-D whose card's scoring spaces are drawn.
+    season : the season this map is (``score --per-season``): ``game`` is then this map
+        alone, so the title names the season instead of a total, and the cells to check
+        are not tagged with a change of the game's total (as the report leaves it out).
 
     Returns
     -------
@@ -154,9 +158,10 @@ def draw_overlay(
         if game is None:
             raise ValueError("explain needs the scored game")
         _draw_explanation(base, game, explain)
-    effects = review_effects(sheet, game) if game is not None and game.one_map else {}
+    whole = game is not None and game.one_map and season is None
+    effects = review_effects(sheet, game) if whole else {}
     _draw_cells(base, sheet, effects)
-    _draw_title(base, sheet, game, explain, effects)
+    _draw_title(base, sheet, game, explain, effects, season)
     return base
 
 
@@ -234,8 +239,11 @@ def _draw_title(
     game: GameResult | None,
     explain: str | None,
     effects: dict[str, IfRunnerUp],
+    season: str | None,
 ) -> None:
     lines = [f"{Path(sheet.source).name}  side {sheet.map.layout.name}"]
+    if season is not None:
+        lines[0] += f"  {season}"
     if sheet.review:
         lines[0] += f"  {counted(len(sheet.review), 'cell')} to check (red)"
         if effects:
@@ -249,7 +257,7 @@ def _draw_title(
         card = CARDS[game.cards[explain]]
         res = game.card_results[explain]
         lines.append(f"{explain} {card.name}: {res.points} - {res.explanation.reason}")
-    elif game is not None:
+    elif game is not None and season is None:
         lines[0] += f"  total {game.total}"
     y = 16
     for line in lines:

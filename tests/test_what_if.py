@@ -88,6 +88,15 @@ def test_the_overlay_tags_a_cell_whose_runner_up_changes_the_total():
     )
     assert (_corner(tagged, "E5") != _corner(plain, "E5")).any()
     assert (_corner(tagged, "J10") == _corner(plain, "J10")).all()
+    # One season's map (score --per-season): the game is not this map alone, so the
+    # report gives no such change and neither does the overlay.
+    season = draw_overlay(
+        Sheet(source="x.png", map=read, coins=0, review=changing + still),
+        None,
+        game,
+        season="summer",
+    )
+    assert (_corner(season, "E5") == _corner(plain, "E5")).all()
 
 
 def test_the_review_table_lists_the_cells_that_change_the_total_first():
