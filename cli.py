@@ -34,11 +34,10 @@ def _usage(message: str) -> typer.Exit:
 
 def _input_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean "this input is bad": reported in one line, others go on."""
-    from app.inputs import PhotoScoringUnavailable
     from scanner.errors import ScanError
     from scoring.textmap import BadMapFile
 
-    return (BadMapFile, PhotoScoringUnavailable, ScanError, ValueError, OSError)
+    return (BadMapFile, ScanError, ValueError, OSError)
 
 
 def _parse_cards(text: str | None) -> dict[str, str] | None:

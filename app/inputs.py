@@ -7,7 +7,6 @@ only when a photo is given.
 from __future__ import annotations
 
 import codecs
-import importlib.util
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -45,15 +44,11 @@ def use_second_thread(on: bool = True) -> None:
 def warm_up_reader() -> None:
     """Start building the photo reader's model sessions in its second thread (with
     :func:`use_second_thread`), to overlap the first photo's decoding."""
-    if _overlap and importlib.util.find_spec("scanner.pipeline") is not None:
+    if _overlap:
         from scanner.pipeline import set_overlap, warm_up
 
         set_overlap(True)
         warm_up()
-
-
-class PhotoScoringUnavailable(RuntimeError):
-    """The photo reader (``scanner.pipeline``) is not part of this installation yet."""
 
 
 @dataclass(frozen=True)
@@ -140,8 +135,7 @@ def read_photo(
     """Recognise the sheet in a photo (``scanner.pipeline``), refusing two-sheet photos.
 
     ``side`` is "A", "B" or None (detect); ``decoded``, the photo's decoding started
-    by :class:`DecodeAhead`. Raises :class:`PhotoScoringUnavailable` when the scanner
-    pipeline is not installed; scanner errors pass through, and
+    by :class:`DecodeAhead`. Scanner errors pass through, and
     :class:`app.two_sheets.TwoSheets` when a second sheet is in the picture.
     """
     return scan_and_read_photo(path, side=side, decoded=decoded)[0]
@@ -151,8 +145,6 @@ def scan_and_read_photo(
     path: str | Path, *, side: str | None = None, decoded: Future | None = None
 ) -> tuple[Sheet, object]:
     """:func:`read_photo` that also returns the canonical view (for overlays)."""
-    if importlib.util.find_spec("scanner.pipeline") is None:
-        raise PhotoScoringUnavailable(f"{path}: photo scoring not available yet")
     from app.two_sheets import check_one_sheet  # lazy: pulls in cv2/onnxruntime
     from scanner.pipeline import scan_photo, set_overlap, sheet_from_scan
 
@@ -187,7 +179,7 @@ def load_input(
 
     ``photo_only`` reads every file as a photo whatever its extension (``read``);
     ``decoded`` is a photo's decoding started ahead (:class:`DecodeAhead`).
-    Raises :class:`scoring.textmap.BadMapFile`, :class:`PhotoScoringUnavailable`,
+    Raises :class:`scoring.textmap.BadMapFile`,
     :class:`UnreadableInput`, or the scanner's ``ScanError`` subclasses, each naming
     the file.
     """
@@ -293,7 +285,3 @@ class DecodeAhead:
     def __exit__(self, *exc) -> None:
         self.close()
 
-
-def load_sheet(path: str | Path, *, side: str | None = None) -> Sheet:
-    """Just the :class:`Sheet` of :func:`load_input`."""
-    return load_input(path, side=side).sheet

@@ -17,10 +17,10 @@ import cv2
 import numpy as np
 
 from scanner.geometry import GRID_CELLS, page_box
+from scanner.lattice import GRID_CORNERS
 from scoring.layouts import LAYOUTS
 
 N = GRID_CELLS
-GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
 
 
 def mountain_quads(ink: np.ndarray, bgr: np.ndarray, most: int = 10) -> list[np.ndarray]:

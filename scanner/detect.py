@@ -60,8 +60,6 @@ __all__ = [
 N = GRID_CELLS
 
 
-GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
-
 
 ACCEPT_SCORE = 0.6  # below this no sheet is reported
 

@@ -70,11 +70,6 @@ class Box:
         return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
 
 
-def cell_box(row: int, col: int) -> Box:
-    """The square of cell ``(row, col)``."""
-    return Box(col, row, col + 1, row + 1)
-
-
 def coin_center(index: int) -> tuple[float, float]:
     """Centre of coin ``index`` (0 = leftmost) of the coin track."""
     if not 0 <= index < COIN_COUNT:

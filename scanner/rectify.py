@@ -98,19 +98,3 @@ def rectify_grid(
         interpolation=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
-
-
-def canonical_to_photo(homography: np.ndarray, lattice: np.ndarray | None = None):
-    """A function mapping cell-unit points (K, 2) to photo pixels, following the lattice."""
-
-    def apply(points: np.ndarray) -> np.ndarray:
-        pts = np.asarray(points, np.float64).reshape(-1, 2)
-        out = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), homography).reshape(-1, 2)
-        if lattice is not None:
-            disp = displacements(homography, lattice)
-            coords = [np.clip(pts[:, 1], 0, N), np.clip(pts[:, 0], 0, N)]
-            for axis in range(2):
-                out[:, axis] += map_coordinates(disp[..., axis], coords, order=1, mode="nearest")
-        return out
-
-    return apply

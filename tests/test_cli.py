@@ -207,15 +207,6 @@ def test_map_without_cards_needs_cards_option(tmp_path):
     assert run("score", str(plain), "--cards", DEAL).exit_code == 0
 
 
-def test_photo_without_scanner_is_one_line_error(monkeypatch):
-    monkeypatch.setattr(app.inputs.importlib.util, "find_spec", lambda name: None)
-    res = run("score", "table.jpg", "--cards", DEAL)
-    assert res.exit_code == 1
-    assert res.stderr.strip() == "error: table.jpg: photo scoring not available yet"
-    res = run("read", "table.HEIC")
-    assert res.exit_code == 1 and "photo scoring not available yet" in res.stderr
-
-
 def fake_photo_sheet(path, *, side=None, decoded=None):
     m = Map.empty(SIDE_A).with_terrain(parse_space("A1"), "T")
     conf = tuple(tuple(0.99 for _ in range(11)) for _ in range(11))
