@@ -87,7 +87,7 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
     return kept_in(path, render_and_scan)
 
 
-#: Reading steps a model spec can leave out with ``!STEP`` (``scanner.classify``'s switches).
+#: Reading steps a model spec can leave out with ``!STEP`` (keywords of ``classify_cells``).
 STEPS = (
     "consistency",
     "second-look",
@@ -131,9 +131,9 @@ def resolve_spec(spec: str) -> str:
 _CLASSIFY_CELLS = None
 
 
-def use_model(spec: str | None) -> None:
+def use_model(spec: str | None, mirror: bool = False) -> None:
     """Make ``scanner.pipeline`` read with this model spec (None: the committed model,
-    every step on)."""
+    every step on), every cell also read mirrored with ``mirror``."""
     from scanner import classify
 
     global _CLASSIFY_CELLS
@@ -142,21 +142,12 @@ def use_model(spec: str | None) -> None:
         _CLASSIFY_CELLS.default_model = classify.MODEL_PATH
     path, review = model_spec(spec)
     out = steps_left_out(spec)
-    classify.set_consistency("consistency" not in out)
-    classify.set_second_look("second-look" not in out)
-    classify.set_neighbours("neighbours" not in out)
-    classify.set_lookalikes("lookalikes" not in out)
-    classify.set_unfilled_ruins("unfilled-ruins" not in out)
-    classify.set_shapes("shapes" not in out)
-    classify.set_context("context" not in out)
-    classify.set_farm_water("farm-water" not in out)
+    # Each step named after "!" is left out: its classify_cells keyword set False.
+    options = {step.replace("-", "_"): False for step in out}
+    if review is not None:
+        options.update(min_prob=review[0], min_margin=review[1])
     classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
-    if review is None:
-        classify.classify_cells = _CLASSIFY_CELLS
-    else:
-        classify.classify_cells = functools.partial(
-            _CLASSIFY_CELLS, min_prob=review[0], min_margin=review[1]
-        )
+    classify.classify_cells = functools.partial(_CLASSIFY_CELLS, mirror=mirror, **options)
 
 
 def measure_one(
@@ -169,10 +160,8 @@ def measure_one(
     import cv2
 
     cv2.setNumThreads(1)
-    from scanner import classify
 
     seed, difficulty, mode, mirror, models, cache = job
-    classify.set_mirror(mirror)
     try:
         scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
         if not models:  # --scan-only
@@ -193,7 +182,7 @@ def measure_one(
         ]
     rows = []
     for model in models:
-        use_model(model)
+        use_model(model, mirror)
         rows.append(_read(seed, difficulty, model, scan, view, truth, scan_seconds))
     return rows
 

@@ -81,16 +81,6 @@ FARM_OR_WATER = "farm or water"
 FARM_WATER_DOUBT = 0.001
 
 _threads = 1
-_mirror = False
-_consistency = True
-_second_look = True
-_neighbours = True
-_covered = True
-_lookalikes = True
-_unfilled_ruins = True
-_farm_water = True
-_shapes = True
-_context = True
 _sessions: dict[tuple[str, int], object] = {}
 
 
@@ -120,66 +110,6 @@ class CellReading:
     model_probabilities: np.ndarray
     review: tuple[Review, ...]
     printed_fit: float
-
-
-def set_mirror(on: bool) -> None:
-    """Also read every cell mirrored and average (off by default; see predict_probabilities)."""
-    global _mirror
-    _mirror = bool(on)
-
-
-def set_consistency(on: bool) -> None:
-    """Re-score doubtful cells by the sheet's own drawings (on by default; see classify_cells)."""
-    global _consistency
-    _consistency = bool(on)
-
-
-def set_second_look(on: bool) -> None:
-    """Read doubtful cells again mirrored (on by default; see classify_cells)."""
-    global _second_look
-    _second_look = bool(on)
-
-
-def set_neighbours(on: bool) -> None:
-    """Let doubtful cells lean towards their surely read neighbours (on by default)."""
-    global _neighbours
-    _neighbours = bool(on)
-
-
-def set_lookalikes(on: bool) -> None:
-    """Switch the look-alike vote on or off for later calls."""
-    global _lookalikes
-    _lookalikes = bool(on)
-
-
-def set_unfilled_ruins(on: bool) -> None:
-    """List every ruins space read as empty for review (on by default; see classify_cells)."""
-    global _unfilled_ruins
-    _unfilled_ruins = bool(on)
-
-
-def set_farm_water(on: bool) -> None:
-    """List cells read as farm that may be water (on by default; see classify_cells)."""
-    global _farm_water
-    _farm_water = bool(on)
-
-
-def set_shapes(on: bool) -> None:
-    """Let an outlined shape's cells agree on one terrain (on by default; see classify_cells)."""
-    global _shapes
-    _shapes = bool(on)
-
-
-def set_context(on: bool) -> None:
-    """Re-read the cells with the sheet-context model (:mod:`scanner.context`)."""
-    global _context
-    _context = bool(on)
-
-
-def set_covered(on: bool) -> None:
-    """List cells hidden under a finger, pencil or card for review (on by default)."""
-    global _covered
-    _covered = bool(on)
 
 
 def set_threads(n: int) -> None:
@@ -215,7 +145,7 @@ def predict_probabilities(
     layout: Layout,
     model: Path | None = None,
     threads: int | None = None,
-    mirror: bool | None = None,
+    mirror: bool = False,
 ) -> np.ndarray:
     """The model's class probabilities ``(121, len(CLASSES))`` for one sheet's crops.
 
@@ -224,7 +154,7 @@ def predict_probabilities(
     errors on validation photos, at twice the model time.
     """
     reader = _Reader(crops, layout, model, threads)
-    return reader.read(_mirror if mirror is None else mirror)[0]
+    return reader.read(mirror)[0]
 
 
 def input_px(sess) -> int:
@@ -430,18 +360,18 @@ def classify_cells(
     threads: int | None = None,
     min_prob: float = REVIEW_MIN_PROB,
     min_margin: float = REVIEW_MIN_MARGIN,
-    mirror: bool | None = None,
-    consistency: bool | None = None,
-    second_look: bool | None = None,
-    neighbours: bool | None = None,
-    covered: bool | None = None,
-    lookalikes: bool | None = None,
+    mirror: bool = False,
+    consistency: bool = True,
+    second_look: bool = True,
+    neighbours: bool = True,
+    covered: bool = True,
+    lookalikes: bool = True,
     hidden: Future | None = None,
     outlines: Future | None = None,
-    unfilled_ruins: bool | None = None,
-    shapes: bool | None = None,
-    context: bool | None = None,
-    farm_water: bool | None = None,
+    unfilled_ruins: bool = True,
+    shapes: bool = True,
+    context: bool = True,
+    farm_water: bool = True,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -476,37 +406,30 @@ def classify_cells(
     model : an ONNX model file; default :data:`MODEL_PATH`.
     threads : onnxruntime threads for this call; default :func:`set_threads`'s value.
     min_prob, min_margin : review thresholds (see :func:`review_cells`).
-    mirror : also read the mirrored cells and average; default :func:`set_mirror`'s value.
-    consistency : re-score doubtful cells by the sheet's own drawings; default
-        :func:`set_consistency`'s value (on).
-    second_look : read doubtful cells again mirrored; default :func:`set_second_look`'s
-        value (on).
-    neighbours : apply :func:`neighbour_prior`; default :func:`set_neighbours`'s value (on).
-    lookalikes : apply :func:`lookalike_vote`; default :func:`set_lookalikes`'s value (on).
-    covered : look for covered cells; default :func:`set_covered`'s value (on).
+    mirror : also read every cell mirrored and average (off).
+    consistency : re-score doubtful cells by the sheet's own drawings.
+    second_look : read doubtful cells again mirrored.
+    neighbours : apply :func:`neighbour_prior`.
+    lookalikes : apply :func:`lookalike_vote`.
+    covered : look for covered cells.
     hidden : the covered cells (``(121,)`` bool) being found by the caller, e.g. in its
         own thread while this one reads the model: taken instead of looking here.
     outlines : :func:`scanner.shapes.edge_lines` of ``crops`` being measured by the
         caller, in the same way: taken instead of measuring here.
     context : re-read the drawn cells' terrain among the sheet (:mod:`scanner.context`;
-        only with the cell model the context model was trained on); default
-        :func:`set_context`'s value (on).
-    unfilled_ruins : list ruins spaces read as empty; default :func:`set_unfilled_ruins`'s
-        value (on).
-    shapes : let each outlined shape's cells agree; default :func:`set_shapes`'s value (on).
-    farm_water : list cells read as farm with water at :data:`FARM_WATER_DOUBT` or more;
-        default :func:`set_farm_water`'s value (on).
+        only with the cell model the context model was trained on).
+    unfilled_ruins : list ruins spaces read as empty.
+    shapes : let each outlined shape's cells agree.
+    farm_water : list cells read as farm with water at :data:`FARM_WATER_DOUBT` or more.
 
     Returns
     -------
     CellReading
     """
     reader = _Reader(crops, layout, model, threads)
-    mirror = _mirror if mirror is None else mirror
-    consistency = _consistency if consistency is None else consistency
     raw, features = reader.read(mirror)
     probs = _posterior(raw, features, layout, consistency)
-    if not mirror and (_second_look if second_look is None else second_look):
+    if not mirror and second_look:
         doubtful = np.flatnonzero(probs.max(axis=1) < SECOND_LOOK_BELOW)
         if doubtful.size:
             again, again_features = reader.mirrored(doubtful)
@@ -520,21 +443,20 @@ def classify_cells(
     # The review follows the cells' own reading: the context, the look-alikes and the
     # neighbours may choose a cell's class, but they never take it off the review list.
     own = in_context = probs
-    use_context = _context if context is None else context
     # The context model reads the features of the cell model it was trained on, no other's.
-    if features is not None and use_context and context_fits(Path(model or MODEL_PATH)):
+    if features is not None and context and context_fits(Path(model or MODEL_PATH)):
         drawn = np.isin(own.argmax(axis=1), np.arange(TERRAINS.start, TERRAINS.stop))
         raw = context_read(raw, features, layout, drawn & free_cells(layout))
         in_context = probs = _posterior(raw, features, layout, consistency)
     voted = in_context
-    if features is not None and (_lookalikes if lookalikes is None else lookalikes):
+    if features is not None and lookalikes:
         voted = probs = lookalike_vote(in_context, features, layout)
     shaped = voted
-    if _shapes if shapes is None else shapes:
+    if shapes:
         lines = outlines.result() if outlines is not None else edge_lines(crops)
         shaped = shape_vote(voted, lines, free_cells(layout))
         shaped = probs = apply_layout_prior(shaped, layout)
-    if _neighbours if neighbours is None else neighbours:
+    if neighbours:
         probs = neighbour_prior(shaped, layout)
     decided = probs.argmax(axis=1) != shaped.argmax(axis=1)
     by_shape = (shaped.argmax(axis=1) != voted.argmax(axis=1)) & ~decided
@@ -546,9 +468,9 @@ def classify_cells(
         decided = lookalike = by_shape = by_sheet = None
     choice = probs.argmax(axis=1)
     unfilled = maybe_water = None
-    if not blank and (_unfilled_ruins if unfilled_ruins is None else unfilled_ruins):
+    if not blank and unfilled_ruins:
         unfilled = _ruins_mask(layout) & (choice == CLASSES.index("."))
-    if not blank and (_farm_water if farm_water is None else farm_water):
+    if not blank and farm_water:
         maybe_water = farm_maybe_water(probs)
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
     conf = probs[np.arange(SIZE * SIZE), choice]
@@ -556,8 +478,7 @@ def classify_cells(
         tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
     )
     printed = _printed_table(layout)
-    look = _covered if covered is None else covered
-    if not look:
+    if not covered:
         hidden = None
     else:
         hidden = hidden.result() if hidden is not None else covered_cells(crops, free_cells(layout))
