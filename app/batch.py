@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import multiprocessing
 import os
@@ -686,7 +687,7 @@ def _run_pool(jobs, workers, on_result, model, context, worker) -> tuple[list[Jo
         pending: dict[Future, Job] = {}
         queue: Iterator[Job] = iter(jobs)
         # Keep a few jobs per worker queued: enough to stay busy, few to cancel on Ctrl-C.
-        for job in _take(queue, 2 * workers):
+        for job in itertools.islice(queue, 2 * workers):
             pending[pool.submit(worker, job)] = job
         lost: list[Job] = []
         try:
@@ -702,23 +703,13 @@ def _run_pool(jobs, workers, on_result, model, context, worker) -> tuple[list[Jo
                     on_result(row)
                 if lost:
                     return lost + list(pending.values()), list(queue)
-                for job in _take(queue, len(done)):
+                for job in itertools.islice(queue, len(done)):
                     pending[pool.submit(worker, job)] = job
         except BaseException:
             for future in pending:
                 future.cancel()
             raise
     return [], []
-
-
-def _take(it: Iterator[Job], n: int) -> list[Job]:
-    out = []
-    for _ in range(n):
-        try:
-            out.append(next(it))
-        except StopIteration:
-            break
-    return out
 
 
 def ranking(rows: Iterable[dict]) -> list[dict]:

@@ -53,9 +53,7 @@ def if_runner_up(
         symbol = runner_up(r, game_map.grid[row][col])
         if symbol is None:
             continue
-        grid = list(game_map.grid)
-        grid[row] = grid[row][:col] + symbol + grid[row][col + 1 :]
-        total = score_game([Map(tuple(grid), game_map.layout)], cards, coins).total
+        total = score_game([game_map.with_terrain((row, col), symbol)], cards, coins).total
         out[r.space] = IfRunnerUp(r.space, symbol, total, total - base)
     return out
 

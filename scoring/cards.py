@@ -209,10 +209,7 @@ def _shoreside_expanse(m: Map) -> CardResult:
         f"{_plural(len(farms), 'farm cluster')} away from water + "
         f"{_plural(len(lakes), 'water cluster')} away from farms, off the edge"
     )
-    spaces = frozenset().union(*(cl.spaces for cl in found)) if found else frozenset()
-    return CardResult(
-        3 * len(found), Explanation(why, spaces, clusters=tuple(cl.spaces for cl in found))
-    )
+    return _cluster_result(3 * len(found), why, found)
 
 
 # --- village deck ----------------------------------------------------------------
