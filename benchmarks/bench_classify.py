@@ -25,6 +25,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
+from scipy.special import softmax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -103,7 +104,7 @@ def main() -> None:
                 t1 = time.perf_counter()
                 logits, features = sess.run(None, feed)
                 t2 = time.perf_counter()
-                probs = classify.apply_layout_prior(classify._softmax(logits.astype(float)), layout)
+                probs = classify.apply_layout_prior(softmax(logits.astype(float), axis=1), layout)
                 t3 = time.perf_counter()
                 classify.sheet_consistency(probs, features.astype(float), layout)
                 took["consistency"].append(time.perf_counter() - t3)

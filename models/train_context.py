@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.special import softmax
 
 from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.classify import MODEL_PATH, image_codes, model_input_px
@@ -34,7 +35,6 @@ from scanner.normalize import (
     model_image,
     ruins_flags,
 )
-from scanner.votes import _softmax
 from scoring.layouts import LAYOUTS, SIZE
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "context.onnx"
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     read = np.stack(
         [
             context_logits(
-                _softmax(val["logits"][i].astype(np.float64)),
+                softmax(val["logits"][i].astype(np.float64), axis=1),
                 val["features"][i],
                 LAYOUTS["AB"[val["side"][i]]],
                 args.out,

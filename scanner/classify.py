@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import softmax
 
 from scanner.context import TERRAINS, context_read
 from scanner.context import fits as context_fits
@@ -43,7 +44,7 @@ from scanner.normalize import (
 )
 from scanner.shapes import edge_lines, shape_vote
 from scanner.sheet import Review
-from scanner.votes import _softmax, lookalike_vote, neighbour_prior, sheet_consistency
+from scanner.votes import lookalike_vote, neighbour_prior, sheet_consistency
 from scoring.layouts import SIZE, Layout, space_name
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ class _Reader:
 
     def _run(self, image: np.ndarray, ruins: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         outputs = self.sess.run(self.wanted, {IMAGE_INPUT: image, RUINS_INPUT: ruins})
-        probs = _softmax(outputs[0].astype(np.float64))
+        probs = softmax(outputs[0].astype(np.float64), axis=1)
         return probs, outputs[1].astype(np.float64) if len(outputs) > 1 else None
 
     def read(self, mirror: bool = False) -> tuple[np.ndarray, np.ndarray | None]:

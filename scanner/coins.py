@@ -41,6 +41,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+from scipy.ndimage import median_filter
 
 from scanner import geometry as g
 from scanner.sheet import spans
@@ -570,8 +571,7 @@ def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
         return None
     # A piece far from its neighbours (a stroke, a box line) takes their median.
     ys = line[:, 1]
-    padded = np.concatenate([ys[:1], ys, ys[-1:]])
-    smooth = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    smooth = median_filter(ys, size=3, mode="nearest")
     bad = np.abs(ys - smooth) > 0.12 * px
     line[bad, 1] = smooth[bad]
     return line
@@ -591,8 +591,7 @@ def _track_light(grey: np.ndarray, centres: np.ndarray, on_paper: bool = False) 
         paper = _strip_levels(grey, centres, _PAPER_GAP)
         levels = paper * (_median(levels) / max(_median(paper), 1.0))
     # A running median of three follows shadow edges and ignores one stroke-covered strip.
-    padded = np.concatenate([levels[:1], levels, levels[-1:]])
-    smooth = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    smooth = median_filter(levels, size=3, mode="nearest")
     return np.maximum(smooth, 1.0)
 
 

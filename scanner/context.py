@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from scipy.special import softmax
 
 from scanner.layout_prior import _printed_table, _ruins_mask
 from scanner.normalize import CLASSES
@@ -113,8 +114,7 @@ def context_read(
     re-read in context: its probability of being drawn at all is kept and shared
     among the five terrains as the context model says."""
     logits = context_logits(probs, features, layout, path)[:, TERRAINS]
-    share = np.exp(logits - logits.max(axis=1, keepdims=True))
-    share /= share.sum(axis=1, keepdims=True)
+    share = softmax(logits, axis=1)
     out = np.array(probs, np.float64, copy=True)
     out[drawn, TERRAINS] = out[drawn, TERRAINS].sum(axis=1, keepdims=True) * share[drawn]
     return out

@@ -15,6 +15,7 @@ sheet's ``(121, len(CLASSES))`` probabilities, its features and its layout.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import softmax
 
 from scanner.layout_prior import _printed_table, apply_layout_prior, plain_cells
 from scanner.normalize import CLASSES
@@ -45,12 +46,6 @@ LOOKALIKE_MIN_SIM = 0.8
 #: ... floored at this, their log times this, added to its own log-probabilities.
 LOOKALIKE_FLOOR = 1e-3
 LOOKALIKE_WEIGHT = 1.0
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def _unit_rows(features: np.ndarray) -> np.ndarray:
@@ -102,7 +97,7 @@ def sheet_consistency(
     shift = np.where(have, sims - best, 0.0)
     logp = np.log(np.maximum(probs[doubtful], 1e-300)) + weight * shift[doubtful]
     out = probs.copy()
-    out[doubtful] = _softmax(logp)
+    out[doubtful] = softmax(logp, axis=1)
     return apply_layout_prior(out, layout)
 
 
@@ -187,5 +182,5 @@ def lookalike_vote(
     rows = doubtful[has]
     out = probs.copy()
     own = np.log(np.maximum(probs[rows], 1e-300))
-    out[rows] = _softmax(own + weight * np.log(np.maximum(mean[has], floor)))
+    out[rows] = softmax(own + weight * np.log(np.maximum(mean[has], floor)), axis=1)
     return out
