@@ -641,20 +641,34 @@ def read(
         "--set",
         help="Set by hand: spaces C3=F, C3=farm,E7=., the coins (coins=5) or the side (side=B).",
     ),
+    cards_file: Path = typer.Option(
+        None,
+        "--cards-file",
+        help="TOML settings: its side and [set] apply (default: cartoscore.toml nearby).",
+    ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
+    from app.corrections import side_set
     from app.inputs import load_input, use_second_thread, warm_up_reader
-    from app.report import check_line, correction_text
+    from app.report import check_line, correction_text, map_notes
     from scoring.textmap import format_text
 
     side_key = _check_side(side)
-    fixes = _parse_fixes(set_cells, 1).get(0, {})
+    given = _parse_fixes(set_cells, 1).get(0, {})
     _check_overlay(overlay)
+    # The settings `score` applies (side, [set]), so that the text scores as the photo.
+    settings = _load_settings(cards_file) if cards_file else _nearby_settings(photo)
     use_second_thread()
     warm_up_reader()
     try:
-        in_side = _side_for(fixes, side_key)
-        item = load_input(photo, side=in_side, keep_view=overlay is not None, photo_only=True)
+        fixes = _fixes_for(photo, settings, given)
+        item = load_input(
+            photo,
+            side=_side_for(fixes, side_key),
+            default_side=settings.side if settings is not None else None,
+            keep_view=overlay is not None,
+            photo_only=True,
+        )
         item = _corrected(item, fixes)
     except _input_errors() as err:
         if debug:
@@ -665,8 +679,10 @@ def read(
     sheet = item.sheet
     for r in sheet.review:
         typer.echo(check_line(r, sheet.map))
-    for note in sheet.notes:
+    for note in map_notes(sheet, sheet.coins or 0):
         typer.echo(f"; note: {note}")
+    if side_set(fixes):
+        typer.echo(f"; set by hand: side {side_set(fixes)}")
     for fix in sheet.corrected:
         typer.echo(f"; set by hand: {correction_text(fix)}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)

@@ -84,6 +84,8 @@ NEITHER_PROBLEM = (
     "neither a photo in a format cartoscore reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF,"
     " BMP, JPEG 2000, PDF) nor a text map file"
 )
+#: ``read`` given text (a map file?): there is nothing to recognise in it.
+TEXT_PROBLEM = "a text file, not a photo (cartoscore score reads map files as they are)"
 
 
 def media_kind(path: str | Path) -> str | None:
@@ -191,6 +193,8 @@ def load_input(
     kind = media_kind(path)
     if kind == "video":
         raise NotAnImage(str(path), VIDEO_PROBLEM)
+    if photo_only and kind is None and os.path.isfile(file) and os.path.getsize(file):
+        raise NotAnImage(str(path), NEITHER_PROBLEM if _binary(file) else TEXT_PROBLEM)
     if photo_only or kind == "photo":
         photo_side = side or default_side
         if keep_view:
@@ -284,4 +288,3 @@ class DecodeAhead:
 
     def __exit__(self, *exc) -> None:
         self.close()
-

@@ -122,9 +122,15 @@ def is_blank(game_map: Map) -> bool:
 
 
 def sheet_notes(sheet: Sheet, on_map: GameResult) -> list[str]:
-    """The scanner's notes on the sheet plus consistency checks of the map."""
+    """The scanner's notes on the sheet plus consistency checks of the map (with the
+    coins it was scored with)."""
+    return map_notes(sheet, on_map.seasons[-1].coins)
+
+
+def map_notes(sheet: Sheet, coins: int) -> list[str]:
+    """The scanner's notes, a blank sheet's, and the map's checks with ``coins``."""
     blank = [BLANK_NOTE] if is_blank(sheet.map) else []
-    return [*sheet.notes, *blank, *coin_warnings(sheet.map, on_map.seasons[-1].coins)]
+    return [*sheet.notes, *blank, *coin_warnings(sheet.map, coins)]
 
 
 def map_text(game_map: Map) -> Text:

@@ -60,7 +60,6 @@ __all__ = [
 N = GRID_CELLS
 
 
-
 ACCEPT_SCORE = 0.6  # below this no sheet is reported
 
 

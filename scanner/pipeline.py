@@ -442,6 +442,9 @@ UNSURE_FIT = 0.7
 #: A side or a turn decided with less confidence than this is said to be uncertain.
 UNSURE_SIDE = 0.5
 UNSURE_TURN = 0.5
+#: How a doubtful coin count is mended, the same in ``score`` and ``read`` (``--set``)
+#: and in a batch's settings file (``[set]``).
+COUNT_BY_HAND = "(set the count by hand: coins=N)"
 #: A map with at least this many drawn terrain spaces (about two seasons' shapes) is
 #: played: coins come with shapes and surrounded mountains, so a coin track read all
 #: unmarked there is more likely faint ticks missed than a game without a coin.
@@ -511,36 +514,36 @@ def sheet_from_scan(scan: Scan) -> Sheet:
     coin_confidence = scan.coin_confidence
     seen = scan.debug.get("coins_seen", COIN_COUNT)
     if seen == 0:
-        notes.append("the coin track is outside the photo: coins not read (give --coins N)")
+        notes.append(f"the coin track is outside the photo: coins not read {COUNT_BY_HAND}")
     elif seen < COIN_COUNT and scan.coin_confidence < 0.5:
         notes.append(
             f"only {seen} of the {COIN_COUNT} coins are in the photo: the count"
-            f" {scan.coins} is uncertain (give --coins N)"
+            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
     elif cut := scan.debug.get("coins_cut_marked"):
         notes.append(
             f"coin {cut[0] + 1} is cut by the photo's edge and read as marked: the count"
-            f" {scan.coins} is uncertain (give --coins N)"
+            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
     elif covered := scan.debug.get("coins_covered"):
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
             f" (a finger, pencil or card on the track?): the count {scan.coins} is uncertain"
-            " (give --coins N)"
+            f" {COUNT_BY_HAND}"
         )
     elif below := coins_below_covered(_covered_spaces(reading.review), scan.coins):
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"something lies over the map's bottom row, above {describe_coins(below)}:"
-            f" they may be hidden, and the count {scan.coins} is uncertain (give --coins N)"
+            f" they may be hidden, and the count {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
     elif off := coins_off_line(scan.debug.get("coin_centres_cells", [])):
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"{describe_coins(off)} {'lies' if len(off) == 1 else 'lie'} off the coin track's"
             " line (something on the track?): the count"
-            f" {scan.coins} is uncertain (give --coins N)"
+            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
     elif scan.coin_confidence < 0.5:
         notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
@@ -548,7 +551,7 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         notes.append(
             f"no coin is read as marked, yet {drawn} map spaces are drawn: faint marks may"
-            " be missed; check the coin track (give --coins N)"
+            f" be missed; check the coin track {COUNT_BY_HAND}"
         )
     review = reading.review
     cut_spaces = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]

@@ -265,6 +265,24 @@ def test_read_prints_the_map_format(monkeypatch):
     )
 
 
+def test_read_of_a_blank_sheet_says_so_as_score_does(monkeypatch):
+    def blank(path, *, side=None, decoded=None):
+        return replace(fake_photo_sheet(path), map=Map.empty(SIDE_A), review=())
+
+    monkeypatch.setattr(app.inputs, "read_photo", blank)
+    res = run("read", "table.jpg")
+    assert res.exit_code == 0
+    assert res.stdout.startswith("; note: blank sheet: nothing is drawn on the map")
+
+
+def test_read_of_a_map_file_points_to_score(tmp_path):
+    res = run("read", str(SAMPLE))
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.strip() == (
+        f"error: {SAMPLE}: a text file, not a photo (cartoscore score reads map files as they are)"
+    )
+
+
 def season_files(tmp_path) -> list[str]:
     """The progression of tests/test_game.py: totals 2, 4, 6, 3 (worked there by hand)."""
     m = Map.empty(SIDE_A)

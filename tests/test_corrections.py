@@ -8,6 +8,7 @@ A1 diagonal still stops at the empty E5, and no other card or monster touches A1
 """
 
 import json
+import shutil
 
 import pytest
 
@@ -377,3 +378,32 @@ def test_the_html_report_says_what_was_set_by_hand(round_folder, tmp_path):
     )  # fmt: skip
     assert res.exit_code == 0, res.stderr
     assert "set by hand: A1=T coins=4" in page.read_text()
+
+
+def test_read_applies_the_settings_file_as_score_does(tmp_path):
+    """`read` then `score` of its text gives what `score` gives on the photo: the
+    settings file's [set] (a space, the coins) and side reach `read` too."""
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(SAMPLE_A, d / "t1.jpg")
+    shutil.copy(SAMPLE_A, d / "t2.jpg")
+    cards = ", ".join(f'"{c}"' for c in SAMPLE_CARDS.split(","))
+    (d / "cartoscore.toml").write_text(
+        f'cards = [{cards}]\n[set]\n"t1.jpg" = "J6=F,coins=3"\n"t2.jpg" = "side=B"\n'
+    )
+    for name in ("t1", "t2"):
+        photo = run("score", str(d / f"{name}.jpg"), "--json")
+        assert photo.exit_code == 0, photo.stderr
+        res = run("read", str(d / f"{name}.jpg"))
+        assert res.exit_code == 0, res.stderr
+        text = d / f"{name}.txt"
+        text.write_text(res.stdout)
+        typed = run("score", str(text), "--json")
+        assert typed.exit_code == 0, typed.stderr
+        a, b = json.loads(photo.stdout), json.loads(typed.stdout)
+        assert (b["side"], b["coins"], b["total"]) == (a["side"], a["coins"], a["total"])
+        assert b["grid"] == a["grid"]
+    read_t1 = (d / "t1.txt").read_text()
+    assert "; set by hand: J6 F (read T)" in read_t1 and "\ncoins: 3\n" in read_t1
+    read_t2 = (d / "t2.txt").read_text()
+    assert "; set by hand: side B" in read_t2 and "\nside: B\n" in read_t2
