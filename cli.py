@@ -710,12 +710,25 @@ def synth(
     """Render synthetic photos of filled-in sheets (training and test data)."""
     if difficulty not in ("clean", "normal", "hard", "mixed"):
         raise _usage(f"--difficulty takes clean, normal, hard or mixed; got {difficulty!r}")
+    for option, value in (("--n", n), ("--seed", seed)):
+        if value < 0:
+            raise _usage(f"{option} takes 0 or more, got {value}")
+    if out.exists() and not out.is_dir():
+        raise _usage(f"--out {out}: is a file; give a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _usage(f"--out {out}: cannot make this folder: {_one_line(err)}") from None
     try:
         from models.synth.command import run_synth
     except ImportError as err:
         _err(f"error: synthesis not available ({_one_line(err)})")
         raise typer.Exit(EXIT_FAILED) from None
-    run_synth(out, n=n, seed=seed, difficulty=difficulty, cells=cells)
+    try:
+        run_synth(out, n=n, seed=seed, difficulty=difficulty, cells=cells)
+    except OSError as err:  # a full disk, the folder taken away
+        _err(f"error: {out}: cannot write: {_one_line(err)}")
+        raise typer.Exit(EXIT_FAILED) from None
 
 
 def main() -> None:

@@ -82,3 +82,41 @@ def test_committed_samples_are_what_their_seeds_render(tmp_path):
         seed = int(photo.stem.split("-")[1])
         truth = write_sample(tmp_path / photo.name, seed, "normal", quality=85)
         assert truth == json.loads(photo.with_suffix(".json").read_text()), photo.name
+
+
+def test_a_second_run_into_a_folder_keeps_the_first_runs_files_in_its_index(tmp_path):
+    run_synth(tmp_path, n=2, seed=40, difficulty="normal", cells=True)
+    run_synth(tmp_path, n=1, seed=41, difficulty="normal", cells=True)  # 41 again
+    run_synth(tmp_path, n=1, seed=50, difficulty="normal", cells=True)
+    (tmp_path / "cells-40.npz").unlink()  # gone: no longer listed
+    run_synth(tmp_path, n=1, seed=60, difficulty="normal", cells=True)
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert [item["seed"] for item in index] == [41, 50, 60]
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--n", "-1"], "error: --n takes 0 or more, got -1"),
+        (["--seed", "-1"], "error: --seed takes 0 or more, got -1"),
+        (["--difficulty", "medium"], "error: --difficulty takes clean, normal, hard or mixed"),
+    ],
+)
+def test_bad_synth_options_are_one_line_and_exit_2(tmp_path, args, says):
+    from tests.cli_fixtures import run
+
+    res = run("synth", "--out", str(tmp_path / "out"), *args)
+    assert res.exit_code == 2 and res.stderr.startswith(says)
+    assert len(res.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_synth_into_a_file_or_an_impossible_folder_is_one_line(tmp_path):
+    from tests.cli_fixtures import run
+
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder\n")
+    res = run("synth", "--out", str(taken), "--n", "1")
+    assert res.exit_code == 2 and res.stderr == f"error: --out {taken}: is a file; give a folder\n"
+    res = run("synth", "--out", str(taken / "below"), "--n", "1")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1
+    assert res.stderr.startswith(f"error: --out {taken / 'below'}: cannot make this folder: ")

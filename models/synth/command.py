@@ -32,7 +32,8 @@ def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False
     Cell mode writes ``cells-<seed>.npz`` per sheet: ``crops`` (121, S, S, 3) uint8 cut
     with ``scanner.cells.cut_cells`` from the canonical view, ``labels`` (121,) terrain
     symbols row-major, ``ruins`` (121,) bool, ``side``, ``style``, ``difficulty``; plus
-    ``index.json`` listing them. The same seed always gives the same files.
+    ``index.json`` listing them (and the files of earlier runs into ``out`` still
+    there). The same seed always gives the same files.
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
@@ -71,7 +72,26 @@ def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False
                 "style": truth["style"],
             }
         )
-    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    listed = {item["file"] for item in index}
+    earlier = [item for item in _index(out) if item["file"] not in listed]
+    (out / "index.json").write_text(json.dumps(earlier + index, indent=1) + "\n")
     dt = time.perf_counter() - t0
-    what = "sheets of cell crops" if cells else "photos"
+    noun = "sheet" if cells else "photo"
+    what = f"{noun}{'' if n == 1 else 's'}{' of cell crops' if cells else ''}"
     print(f"wrote {n} {what} to {out} in {dt:.1f} s ({dt / max(n, 1):.2f} s each)")
+
+
+def _index(out: Path) -> list[dict]:
+    """The items of an earlier run's ``index.json`` in ``out`` whose files are still
+    there ([] when there is none, or it is not one)."""
+    try:
+        items = json.loads((out / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(items, list):
+        return []
+    return [
+        item
+        for item in items
+        if isinstance(item, dict) and (out / str(item.get("file", ""))).is_file()
+    ]
