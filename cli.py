@@ -128,11 +128,13 @@ def _check_side(side: str) -> str | None:
 
 
 def _check_lang(lang: str) -> str:
+    """``--lang``, in any case (``IT``, as ``--side a``); exit 2 for an unknown one."""
     from scoring.i18n import LANGS
 
-    if lang not in LANGS:
+    key = lang.strip().lower()
+    if key not in LANGS:
         raise _usage(f"--lang takes one of {', '.join(LANGS)}; got {lang!r}")
-    return lang
+    return key
 
 
 def _warn_deal(cards: dict[str, str], where: str = "") -> None:

@@ -75,6 +75,7 @@ def test_human_report_in_chinese_and_italian():
     out = run("score", SAMPLE, "--lang", "zh").stdout
     assert "學徒測量員" in out and "前哨森林" in out and "春" in out
     assert "Perito Apprendista" in run("score", SAMPLE, "--lang", "it").stdout
+    assert "Perito Apprendista" in run("score", SAMPLE, "--lang", "IT").stdout  # as --side a
 
 
 def test_cards_option_overrides_header():
