@@ -479,20 +479,18 @@ def batch(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
-    from app.batch import (
-        BadResultsFile,
-        Job,
-        ResultsWriter,
-        collect_inputs,
-        file_stamp,
-        finished_rows,
-        overlay_name,
-        read_results,
-        report_files_folder,
-        still_current,
-    )
+    from app.batch import Job, overlay_name
+    from app.collect import collect_inputs, report_files_folder
     from app.outputs import output_path_problem
     from app.report import counted
+    from app.results import (
+        BadResultsFile,
+        ResultsWriter,
+        file_stamp,
+        finished_rows,
+        read_results,
+        still_current,
+    )
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)

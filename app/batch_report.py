@@ -18,17 +18,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from app.batch import (
-    COLUMNS,
-    Job,
-    ResultsWriter,
-    latest_rows,
-    overlay_name,
-    ranking,
-    row_key,
-    run_jobs,
-)
+from app.batch import Job, overlay_name, run_jobs
 from app.report import counted
+from app.results import COLUMNS, ResultsWriter, latest_rows, ranking, row_key
 from scoring.game import EDICTS, SEASONS
 
 

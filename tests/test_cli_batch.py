@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import app.batch
-from app.batch import COLUMNS, collect_inputs, latest_rows, ranking, read_results
+from app.collect import collect_inputs
+from app.results import COLUMNS, latest_rows, ranking, read_results
 from scoring.board import Map
 from scoring.layouts import SIDE_A
 from tests.cli_fixtures import ROOT, run
@@ -203,7 +204,7 @@ def test_names_with_line_breaks_in_them_are_read_back_whole(tmp_path):
     assert "3 sheets already scored" in res.stderr
     # The same rows in a file of a version before the set_by_hand column: the run that
     # adds the columns since keeps the names whole too.
-    from app.batch import FIRST_COLUMNS
+    from app.results import FIRST_COLUMNS
 
     with open(out, newline="") as f:
         records = list(csv.reader(f))
@@ -403,7 +404,8 @@ def test_a_sheet_is_scored_again_when_its_cards_or_its_file_change(tmp_path):
 def test_a_photo_takes_new_settings_cards_where_a_map_files_header_may_win():
     """A photo has no header, so a change of its folder's cards scores it again; a map
     file's own ``cards:`` header wins over the folder's, so for it only --cards counts."""
-    from app.batch import Job, cards_text, file_stamp, still_current
+    from app.batch import Job
+    from app.results import cards_text, file_stamp, still_current
 
     deal = {"A": "the-cauldrons", "B": "greenbough", "C": "mages-valley", "D": "great-city"}
     moved = {**deal, "D": "the-broken-road"}
@@ -426,7 +428,7 @@ def test_a_photo_takes_new_settings_cards_where_a_map_files_header_may_win():
 def test_a_second_batch_on_the_same_results_file_is_refused_while_one_runs(tmp_path):
     """Two batches appending to one file would mix their rows (and write the header
     twice): the second is told, and the file is left as the first has it."""
-    from app.batch import ResultsWriter
+    from app.results import ResultsWriter
 
     shutil.copy(ROOT / "samples" / "sparse-b.txt", tmp_path)
     out = tmp_path / "results.csv"

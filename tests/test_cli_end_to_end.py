@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.batch import read_results
+from app.results import read_results
 from scoring.board import Map
 from scoring.layouts import LAYOUTS
 from scoring.textmap import format_text

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import app.overlay
-from app.batch import collect_inputs
+from app.collect import collect_inputs
 from tests.cli_fixtures import DEAL, ROOT, SAMPLE, run
 
 SPARSE = str(ROOT / "samples" / "sparse-b.txt")

@@ -241,7 +241,7 @@ def round_folder(tmp_path):
 
 
 def totals(path) -> dict:
-    from app.batch import latest_rows, read_results
+    from app.results import latest_rows, read_results
 
     return {r["source"].rsplit("/", 1)[-1]: r["total"] for r in latest_rows(read_results(path))}
 
@@ -277,7 +277,7 @@ def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_chang
     assert "1 sheet already scored" in res.stderr  # road.txt; wild.txt's coins changed
     # wilderness-a.txt's working: coins 6 in every season; with 4, each season loses 2
     assert totals(out) == {"road.txt": 132, "wild.txt": 96 - 4 * 2}
-    from app.batch import latest_rows, read_results
+    from app.results import latest_rows, read_results
 
     road = [r for r in latest_rows(read_results(out)) if r["source"].endswith("road.txt")]
     assert road[0]["set_by_hand"] == "A1=T"
@@ -288,7 +288,7 @@ def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_chang
 
 
 def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_path):
-    from app.batch import COLUMNS, FIRST_COLUMNS, read_results
+    from app.results import COLUMNS, FIRST_COLUMNS, read_results
 
     (round_folder / "cartoscore.toml").write_text(DEAL)
     out = tmp_path / "old.csv"
@@ -333,7 +333,7 @@ def test_a_bad_set_table_is_a_usage_error_naming_the_file(round_folder, table, s
 def test_batch_reads_a_photo_as_the_side_its_settings_set(tmp_path):
     import shutil
 
-    from app.batch import latest_rows, read_results
+    from app.results import latest_rows, read_results
 
     d = tmp_path / "round"
     d.mkdir()
@@ -362,7 +362,7 @@ def test_a_set_on_a_printed_space_fails_only_that_sheet_of_a_batch(round_folder,
     out = tmp_path / "r.csv"
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 1
-    from app.batch import read_results
+    from app.results import read_results
 
     rows = {r["source"].rsplit("/", 1)[-1]: r for r in read_results(out)}
     assert "cannot set B4: side A prints a mountain there" in rows["road.txt"]["error"]

@@ -1,0 +1,320 @@
+"""The results file of ``cartoscore batch``: its columns, reading it back (a row cut short
+by an interruption left out), appending to it under a lock, and which of its rows still
+stand for a sheet on a re-run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+try:
+    import fcntl
+except ImportError:  # Windows: results files are not locked
+    fcntl = None  # type: ignore[assignment]
+
+from app.inputs import is_photo
+from scanner.pages import split_page
+from scoring.game import EDICTS, SEASONS
+
+if TYPE_CHECKING:
+    from app.batch import Job
+
+COLUMNS = (
+    "source",
+    "side",
+    "coins",
+    *(f"card_{e}" for e in EDICTS),
+    "monsters",
+    *(s[0] for s in SEASONS),
+    "total",
+    "solo_rating",
+    "solo_title",
+    "review",
+    "stars_lost_to_monsters",
+    "notes",
+    "error",
+    "set_by_hand",
+    "path",
+    "cards",
+    "modified",
+)
+#: The columns of results files written before ``set_by_hand`` (read, and given the new
+#: columns when a run appends to them).
+FIRST_COLUMNS = COLUMNS[: COLUMNS.index("error") + 1]
+INT_COLUMNS = frozenset(
+    ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
+    + ["solo_rating", "review", "stars_lost_to_monsters"]
+)
+
+
+class BadResultsFile(ValueError):
+    """The ``--out`` file exists but is not a results file of this command."""
+
+
+def sheet_key(path: str | Path) -> str:
+    """A sheet's path resolved (links, "..", the current folder): what tells sheets
+    apart whatever name they were given by."""
+    return os.path.realpath(path)
+
+
+#: A row's sheet as a resolved path (:func:`row_key`); set on the rows read back and
+#: written, never itself written to the results file.
+RESOLVED = "_resolved"
+
+
+def row_key(row: dict) -> str:
+    """The resolved path of a row's sheet: from its ``path`` column (relative to the
+    results file's folder, so a run from another folder finds it), else from its
+    ``source`` as given (rows of versions before that column: their run's folder)."""
+    return row.get(RESOLVED) or sheet_key(row["source"])
+
+
+def _path_column(source: str, folder: Path) -> str:
+    """A sheet's ``path`` column: its resolved path relative to the results file's folder."""
+    try:
+        return os.path.relpath(sheet_key(source), sheet_key(folder))
+    except ValueError:  # another drive (Windows): no relative path
+        return sheet_key(source)
+
+
+def read_results(path: str | Path) -> list[dict]:
+    """Rows of a results file (CSV, or JSON Lines for ``.jsonl``); [] when it does not exist.
+
+    A last line cut short by an interruption is ignored. Numbers come back as ints.
+    """
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        return []
+    text = path.read_text(encoding="utf-8")
+    rows: list[dict] = []
+    if _is_jsonl(path):
+        for line in text.split("\n"):  # not splitlines: it also breaks at \f or U+2028
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict) and "source" in obj:
+                rows.append(_resolved(obj, path.parent))
+        return rows
+    records = _csv_records(text)
+    if not records or not _our_header(records[0]):
+        raise BadResultsFile(f"{path}: exists and is not a results file of cartoscore batch")
+    header, body = records[0], records[1:]
+    for values in body:
+        if len(values) == len(header):
+            row = {k: _number(k, v) for k, v in zip(header, values, strict=True)}
+            rows.append(_resolved(row, path.parent))
+    return rows
+
+
+def _resolved(row: dict, folder: Path) -> dict:
+    """The row read from a results file in ``folder``, with its sheet's resolved path
+    (:data:`RESOLVED`) when it has a ``path`` column."""
+    if row.get("path"):
+        row[RESOLVED] = sheet_key(folder / str(row["path"]))
+    return row
+
+
+def _csv_records(text: str) -> list[list[str]]:
+    """A results CSV's records, split by the csv module (a quoted file name may hold a
+    newline, a form feed or a Unicode line separator, which str.splitlines breaks
+    apart); a last row cut short by an interruption (no newline after it) is left out."""
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    if len(records) > 1 and not text.endswith("\n"):
+        records.pop()
+    return records
+
+
+def _our_header(header: list[str]) -> bool:
+    """A results file's header: this version's columns, or an earlier version's (all up
+    to ``error``), maybe followed by more."""
+    n = min(len(header), len(COLUMNS))
+    return n >= len(FIRST_COLUMNS) and tuple(header[:n]) == COLUMNS[:n]
+
+
+def _number(key: str, value: str) -> object:
+    if key in INT_COLUMNS and value not in ("", None):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _is_jsonl(path: Path) -> bool:
+    return path.suffix.lower() in (".jsonl", ".ndjson")
+
+
+def latest_rows(rows: Iterable[dict]) -> list[dict]:
+    """The newest row of each sheet, in first-seen order."""
+    by_key: dict[str, dict] = {}
+    for row in rows:
+        by_key[row_key(row)] = row
+    return list(by_key.values())
+
+
+def finished_rows(rows: Iterable[dict]) -> dict[str, dict]:
+    """The newest row of each sheet scored without error, by resolved path."""
+    return {row_key(r): r for r in latest_rows(rows) if not r.get("error")}
+
+
+def still_current(row: dict, job: Job, modified: str) -> bool:
+    """Whether a sheet's row (scored without error) stands for this job, so that a re-run
+    skips the sheet: what is set for it by hand (:func:`app.corrections.fixes_text`), the
+    side given, the cards given and the file (``modified``: :func:`file_stamp`) are as
+    when it was scored. A photo takes the cards of a settings file nearby; a map file's
+    own header may win over them, so for it only ``--cards`` is compared. A row of a
+    version before a column passes on that column."""
+    from app.corrections import fixes_text
+
+    given = job.cards or (job.default_cards if is_photo(job.source) else None)
+    return (
+        (row.get("set_by_hand") or "") == fixes_text(dict(job.fixes))
+        and (job.side is None or row.get("side") == job.side)
+        and (given is None or row.get("cards") in ("", None, cards_text(given)))
+        and row.get("modified") in ("", None, modified)
+    )
+
+
+def cards_text(cards: dict[str, str]) -> str:
+    """A row's ``cards``: the card ids under edicts A-D, as ``--cards`` takes them."""
+    return ",".join(cards[e] for e in EDICTS)
+
+
+def file_stamp(source: str | Path) -> str:
+    """When a sheet's file was last changed, in UTC to the microsecond ("" when it cannot
+    be told): a row's ``modified``, so that an edited or replaced photo is scored again."""
+    try:
+        ns = os.stat(split_page(source)[0]).st_mtime_ns
+    except OSError:
+        return ""
+    when = datetime.fromtimestamp(ns // 10**9, timezone.utc)
+    return when.replace(microsecond=ns // 1000 % 10**6).isoformat()
+
+
+def _csv_header(path: Path) -> tuple[str, ...]:
+    """The column names on a results CSV's first line."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return tuple(next(csv.reader(f), COLUMNS))
+
+
+def _add_columns(path: Path) -> bool:
+    """Give a results CSV of an earlier version (its columns a beginning of ours) the
+    columns added since, empty in its rows: rewritten whole into a new file that then
+    replaces it, so an interruption leaves the old file or the new one. A last line cut
+    short by an interruption is dropped, as :func:`read_results` drops it. True when
+    the file was replaced."""
+    header = _csv_header(path)
+    if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
+        return False  # ours already, or not one whose columns ours continue
+    rows = _csv_records(path.read_text(encoding="utf-8"))[1:]
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(COLUMNS)
+        for row in rows:
+            if len(row) == len(header):
+                out.writerow(row + [""] * (len(COLUMNS) - len(header)))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return True
+
+
+def _drop_cut_line(path: Path) -> None:
+    """Cut off a last line an interrupted run (or a full disk) left half written, so that
+    the file holds whole rows only: ended with a newline, it would stay a bogus row (or
+    open a quoted field that swallows the next row)."""
+    with open(path, "r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        start = max(0, size - 65536)  # a row is far shorter than this
+        f.seek(start)
+        tail = f.read()
+        if tail.endswith(b"\n"):
+            return
+        end = tail.rfind(b"\n")
+        f.truncate(start + end + 1 if end >= 0 else start)
+
+
+class ResultsBusy(OSError):
+    """Another batch holds the results file."""
+
+
+def _locked(path: Path) -> IO[str]:
+    """The results file (made if missing) opened for appending, and locked against other
+    batches for as long as it stays open: two batches appending to one file would mix
+    their rows and headers. Raises :class:`ResultsBusy` when another batch holds it."""
+    while True:
+        f = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        try:
+            if fcntl is not None:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.close()
+            raise ResultsBusy(
+                f"{path}: another batch is writing it; wait for it to end, or give another --out"
+            ) from None
+        try:
+            if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
+                return f
+        except FileNotFoundError:
+            pass
+        f.close()  # replaced (its columns added) by the batch that held it: lock the new one
+
+
+class ResultsWriter:
+    """Appends rows to the results file, flushing each one to disk; holds the file
+    locked from the rows read back (:attr:`previous`) until :meth:`close`.
+
+    Raises :class:`BadResultsFile` for a file that is not a results file (left as it
+    is), :class:`ResultsBusy` while another batch writes it.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.jsonl = _is_jsonl(self.path)
+        self.file = _locked(self.path)
+        try:
+            self.previous = read_results(self.path)
+        except BaseException:
+            self.file.close()
+            raise
+        new = self.path.stat().st_size == 0
+        if not new:
+            _drop_cut_line(self.path)
+        if not new and not self.jsonl and _add_columns(self.path):
+            self.file.close()
+            self.file = _locked(self.path)  # the file with the columns added
+        # A file of another version that could not take our columns keeps its own.
+        columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
+        self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")
+        if new and self.csv is not None:
+            self.csv.writeheader()
+        self.file.flush()
+
+    def write(self, row: dict) -> None:
+        """Append the row (given its ``path`` column: the sheet relative to this file)."""
+        row["path"] = _path_column(row["source"], self.path.parent)
+        row[RESOLVED] = sheet_key(row["source"])
+        if self.csv is not None:
+            self.csv.writerow(row)
+        else:
+            self.file.write(json.dumps({k: row.get(k, "") for k in COLUMNS}) + "\n")
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def ranking(rows: Iterable[dict]) -> list[dict]:
+    """Scored sheets by total (highest first), ties broken by fewer stars lost to monsters."""
+    scored = [r for r in latest_rows(rows) if not r.get("error") and r.get("total") != ""]
+    return sorted(scored, key=lambda r: (-int(r["total"]), int(r["stars_lost_to_monsters"])))
