@@ -237,7 +237,7 @@ def test_a_count_calling_a_cut_coin_marked_is_uncertain_and_says_why(monkeypatch
     assert scan.coins == 7 and scan.coin_confidence <= pipeline.DOUBTED_COUNT_CONFIDENCE
     notes = sheet_from_scan(scan).notes
     assert any("coin 1 is cut by the photo's edge" in note for note in notes)
-    assert any("--coins" in note for note in notes)
+    assert any(note.endswith("(set the count by hand: coins=N)") for note in notes)
 
 
 def test_coins_are_counted_on_the_part_of_the_track_in_the_photo():
