@@ -482,7 +482,6 @@ def batch(
     from app.batch import Job, overlay_name
     from app.collect import collect_inputs, report_files_folder
     from app.outputs import output_path_problem
-    from app.report import counted
     from app.results import (
         BadResultsFile,
         ResultsWriter,
@@ -491,6 +490,7 @@ def batch(
         read_results,
         still_current,
     )
+    from scoring.i18n import counted
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)

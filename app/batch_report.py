@@ -19,9 +19,9 @@ from rich.progress import (
 from rich.table import Table
 
 from app.batch import Job, overlay_name, run_jobs
-from app.report import counted
 from app.results import COLUMNS, ResultsWriter, latest_rows, ranking, row_key
 from scoring.game import EDICTS, SEASONS
+from scoring.i18n import counted
 
 
 class RateColumn(TextColumn):

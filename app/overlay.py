@@ -18,13 +18,14 @@ import cv2
 import numpy as np
 
 from app.outputs import output_path_problem
-from app.report import counted, review_effects
+from app.report import review_effects
 from app.what_if import IfRunnerUp, changing
 from scanner import geometry as g
 from scanner.sheet import COINS, Sheet, shown
 from scoring.board import EMPTY
 from scoring.cards import CARDS, UnknownCard, find_card
 from scoring.game import EDICTS, GameResult
+from scoring.i18n import counted
 from scoring.layouts import ROW_LETTERS, SIZE, parse_space, space_name
 
 PX = g.CANON_PX_PER_CELL

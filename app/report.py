@@ -11,7 +11,7 @@ from scanner.sheet import COINS, Correction, Review, Sheet, shown
 from scoring.board import EMPTY, Map
 from scoring.cards import CARDS
 from scoring.game import EDICTS, GameResult, coin_warnings
-from scoring.i18n import season_name
+from scoring.i18n import counted, season_name
 from scoring.layouts import ROW_LETTERS, SIZE, Space, parse_space
 
 STYLES = {
@@ -203,11 +203,6 @@ def solo_line(game: GameResult, lang: str) -> str:
     if title is None:
         return head + ": below -30, no title."
     return f"{head}: {title}"
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless ``n`` is 1 ("1 cell", "3 cells")."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def review_heading(sheet: Sheet, effects: dict[str, IfRunnerUp] | None = None) -> str:

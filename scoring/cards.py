@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from scoring.board import EMPTY, FARM, FOREST, MONSTER, MOUNTAIN, VILLAGE, WATER, Map
 from scoring.clusters import NEIGHBOURS, Cluster, clusters, on_edge
-from scoring.i18n import check_lang
+from scoring.i18n import check_lang, counted
 from scoring.layouts import SIZE, Space, space_name
 
 DECKS = ("forest", "farm+water", "village", "spatial")
@@ -114,10 +114,6 @@ def _names(spaces) -> str:
     return ", ".join(space_name(s) for s in sorted(spaces))
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
-
-
 # --- forest deck ---------------------------------------------------------------
 
 
@@ -125,7 +121,7 @@ def _sentinel_wood(m: Map) -> CardResult:
     edge = [s for s in _spaces_of(m.grid, FOREST) if on_edge(s)]
     # A corner forest is one space: counted once although it sits on two edges.
     return CardResult(
-        len(edge), Explanation(f"{_plural(len(edge), 'forest')} on the edge", frozenset(edge))
+        len(edge), Explanation(f"{counted(len(edge), 'forest')} on the edge", frozenset(edge))
     )
 
 
@@ -133,7 +129,7 @@ def _greenbough(m: Map) -> CardResult:
     forests = _spaces_of(m.grid, FOREST)
     rows = tuple(sorted({r for r, _ in forests}))
     cols = tuple(sorted({c for _, c in forests}))
-    why = f"{_plural(len(rows), 'row')} + {_plural(len(cols), 'column')} with forest"
+    why = f"{counted(len(rows), 'row')} + {counted(len(cols), 'column')} with forest"
     return CardResult(
         len(rows) + len(cols), Explanation(why, frozenset(forests), rows=rows, columns=cols)
     )
@@ -141,7 +137,7 @@ def _greenbough(m: Map) -> CardResult:
 
 def _treetower(m: Map) -> CardResult:
     towers = [s for s in _spaces_of(m.grid, FOREST) if _enclosed(m.grid, s)]
-    why = f"{_plural(len(towers), 'forest')} surrounded on all 4 sides"
+    why = f"{counted(len(towers), 'forest')} surrounded on all 4 sides"
     return CardResult(len(towers), Explanation(why, frozenset(towers)))
 
 
@@ -156,7 +152,7 @@ def _stoneside_forest(m: Map) -> CardResult:
             links.append(cl.spaces)
     # Each mountain scores once, however many clusters connect it.
     points = 3 * len(linked)
-    why = f"{_plural(len(linked), 'mountain')} linked by forest" + (
+    why = f"{counted(len(linked), 'mountain')} linked by forest" + (
         f" ({_names(linked)})" if linked else ""
     )
     spaces = frozenset(linked).union(*links) if links else frozenset()
@@ -169,14 +165,14 @@ def _stoneside_forest(m: Map) -> CardResult:
 def _canal_lake(m: Map) -> CardResult:
     water = _touching(m.grid, _spaces_of(m.grid, WATER), FARM)
     farms = _touching(m.grid, _spaces_of(m.grid, FARM), WATER)
-    why = f"{_plural(len(water), 'water')} by farms + {_plural(len(farms), 'farm')} by water"
+    why = f"{counted(len(water), 'water')} by farms + {counted(len(farms), 'farm')} by water"
     return CardResult(len(water) + len(farms), Explanation(why, frozenset(water + farms)))
 
 
 def _mages_valley(m: Map) -> CardResult:
     water = _touching(m.grid, _spaces_of(m.grid, WATER), MOUNTAIN)
     farms = _touching(m.grid, _spaces_of(m.grid, FARM), MOUNTAIN)
-    why = f"{_plural(len(water), 'water')} x2 + {_plural(len(farms), 'farm')} by mountains"
+    why = f"{counted(len(water), 'water')} x2 + {counted(len(farms), 'farm')} by mountains"
     return CardResult(2 * len(water) + len(farms), Explanation(why, frozenset(water + farms)))
 
 
@@ -188,7 +184,7 @@ def _golden_granary(m: Map) -> CardResult:
         (r, c) for r, c in _spaces_of(m.grid, WATER) if any(n in ruins for n in NEIGHBOURS[r][c])
     ]
     farms = [s for s in _spaces_of(m.grid, FARM) if s in ruins]
-    why = f"{_plural(len(water), 'water')} by ruins + {_plural(len(farms), 'farm')} x3 on ruins"
+    why = f"{counted(len(water), 'water')} by ruins + {counted(len(farms), 'farm')} x3 on ruins"
     return CardResult(len(water) + 3 * len(farms), Explanation(why, frozenset(water + farms)))
 
 
@@ -206,8 +202,8 @@ def _shoreside_expanse(m: Map) -> CardResult:
     lakes = _isolated(m, WATER, FARM)
     found = farms + lakes
     why = (
-        f"{_plural(len(farms), 'farm cluster')} away from water + "
-        f"{_plural(len(lakes), 'water cluster')} away from farms, off the edge"
+        f"{counted(len(farms), 'farm cluster')} away from water + "
+        f"{counted(len(lakes), 'water cluster')} away from farms, off the edge"
     )
     return _cluster_result(3 * len(found), why, found)
 
@@ -226,7 +222,7 @@ def _at(cl: Cluster) -> str:
 
 def _wildholds(m: Map) -> CardResult:
     big = [cl for cl in clusters(m, VILLAGE) if cl.size >= 6]
-    return _cluster_result(8 * len(big), f"{_plural(len(big), 'village cluster')} of 6+", big)
+    return _cluster_result(8 * len(big), f"{counted(len(big), 'village cluster')} of 6+", big)
 
 
 def _great_city(m: Map) -> CardResult:
@@ -249,14 +245,14 @@ def _greengold_plains(m: Map) -> CardResult:
     good = [
         cl for cl in clusters(m, VILLAGE) if len(cl.border_terrains(grid) & GREENGOLD_TYPES) >= 3
     ]
-    why = f"{_plural(len(good), 'village cluster')} next to 3+ terrain types"
+    why = f"{counted(len(good), 'village cluster')} next to 3+ terrain types"
     return _cluster_result(3 * len(good), why, good)
 
 
 def _shieldgate(m: Map) -> CardResult:
     found = sorted(clusters(m, VILLAGE), key=lambda cl: (-cl.size, cl.first_space()))
     if len(found) < 2:
-        return CardResult(0, Explanation(f"{_plural(len(found), 'village cluster')}, need 2"))
+        return CardResult(0, Explanation(f"{counted(len(found), 'village cluster')}, need 2"))
     # Sizes sorted descending; the second entry scores x2 even when it ties the first.
     second = found[1]
     why = f"second-largest village cluster: {second.size} at {_at(second)}"
@@ -273,7 +269,7 @@ def _borderlands(m: Map) -> CardResult:
     spaces = frozenset((r, c) for r in rows for c in range(SIZE)) | frozenset(
         (r, c) for c in cols for r in range(SIZE)
     )
-    why = f"{_plural(len(rows), 'full row')} + {_plural(len(cols), 'full column')}"
+    why = f"{counted(len(rows), 'full row')} + {counted(len(cols), 'full column')}"
     return CardResult(
         6 * (len(rows) + len(cols)), Explanation(why, spaces, rows=rows, columns=cols)
     )
@@ -324,7 +320,7 @@ def _broken_road(m: Map) -> CardResult:
     grid = m.grid
     full = tuple(d for d in DIAGONALS if all(grid[r][c] != EMPTY for r, c in d))
     starts = ", ".join(space_name(d[0]) for d in full)
-    why = f"{_plural(len(full), 'full diagonal')}" + (f" from {starts}" if full else "")
+    why = f"{counted(len(full), 'full diagonal')}" + (f" from {starts}" if full else "")
     spaces = frozenset(s for d in full for s in d)
     return CardResult(3 * len(full), Explanation(why, spaces, diagonals=full))
 
@@ -332,7 +328,7 @@ def _broken_road(m: Map) -> CardResult:
 def _cauldrons(m: Map) -> CardResult:
     # Unfilled ruins are '.' in the grid, so they count as empty here.
     pots = [s for s in _spaces_of(m.grid, EMPTY) if _enclosed(m.grid, s)]
-    why = f"{_plural(len(pots), 'empty space')} closed on all 4 sides"
+    why = f"{counted(len(pots), 'empty space')} closed on all 4 sides"
     return CardResult(len(pots), Explanation(why, frozenset(pots)))
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from scoring.board import EMPTY, MONSTER, Map
 from scoring.cards import CARDS, DECKS, CardResult, find_card
 from scoring.clusters import NEIGHBOURS
-from scoring.i18n import solo_title
+from scoring.i18n import counted, solo_title
 from scoring.layouts import SIZE, Space, space_name
 
 EDICTS = ("A", "B", "C", "D")
@@ -62,9 +62,11 @@ def coin_warnings(game_map: Map, coins: int) -> list[str]:
     if coins >= len(won):
         return []
     names = ", ".join(space_name(s) for s in sorted(won))
+    one = len(won) == 1
     return [
-        f"{len(won)} mountains are surrounded ({names}), a coin each, "
-        f"but only {coins} coins are counted"
+        f"{counted(len(won), 'mountain')} {'is' if one else 'are'} surrounded ({names}), "
+        f"{'a coin' if one else 'a coin each'}, "
+        f"but only {counted(coins, 'coin')} {'is' if coins == 1 else 'are'} counted"
     ]
 
 

@@ -100,6 +100,11 @@ SEASON_NAMES: dict[str, dict[str, str]] = {
 }
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: "1 cell", "3 cells", "2 cities"."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def check_lang(lang: str) -> str:
     """Return ``lang`` if it is one of :data:`LANGS`, else raise ValueError."""
     if lang not in LANGS:

@@ -180,7 +180,13 @@ def test_surrounded_mountains_earn_coins():
     assert surrounded_mountains(m) == {(1, 3)}
     assert surrounded_mountains(paint(T="A4 C4", W="B3")) == frozenset()
     assert coin_warnings(m, 1) == []
-    assert "1 mountains are surrounded (B4)" in coin_warnings(m, 0)[0]
+    assert coin_warnings(m, 0) == [
+        "1 mountain is surrounded (B4), a coin, but only 0 coins are counted"
+    ]
+    two = paint(T="A4 C4 E6 G6", W="B3", M="B5", F="F5 F7")  # B4 and F6 (side A)
+    assert coin_warnings(two, 1) == [
+        "2 mountains are surrounded (B4, F6), a coin each, but only 1 coin is counted"
+    ]
 
 
 @pytest.mark.parametrize(
