@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from scoring.board import Map
 from scoring.layouts import SIZE, Space
 
@@ -83,8 +81,9 @@ def clusters(game_map: Map, terrain: str) -> tuple[Cluster, ...]:
     >>> [c.size for c in clusters(m, "V")]
     [2]
     """
-    # Imported here, not at the top: scipy.ndimage takes 0.3-0.4 s to import, which
-    # `cartoscore cards` and usage errors need not wait for (cards 1.0 -> 0.5 s).
+    # Imported here, not at the top: scipy.ndimage takes 0.3-0.4 s to import and numpy
+    # about 0.08 s, which `cartoscore cards` and usage errors need not wait for.
+    import numpy as np
     from scipy import ndimage
 
     grid = game_map.grid
