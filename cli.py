@@ -487,7 +487,6 @@ def batch(
         ResultsWriter,
         file_stamp,
         finished_rows,
-        read_results,
         still_current,
     )
     from scoring.i18n import counted
@@ -576,7 +575,7 @@ def batch(
     try:
         new_rows = run_with_progress(jobs, n_workers, writer, console)
     except KeyboardInterrupt:
-        saved = len(read_results(out)) - len(previous)
+        saved = writer.written
         _err(
             f"interrupted: {saved} more sheets saved in {out}; "
             "run the same command again to score the rest"
@@ -585,7 +584,7 @@ def batch(
     except OSError as err:  # the results file could not be written (full disk...)
         _err(f"error: {out}: cannot write the results: {_one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
-    rows = read_results(out)
+    rows = writer.rows
     if html is not None:
         try:
             write_html(html, rows, overlay_dir)

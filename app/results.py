@@ -271,7 +271,8 @@ def _locked(path: Path) -> IO[str]:
 
 class ResultsWriter:
     """Appends rows to the results file, flushing each one to disk; holds the file
-    locked from the rows read back (:attr:`previous`) until :meth:`close`.
+    locked from the rows read back (:attr:`previous`) until :meth:`close`, so that
+    :attr:`rows`, those and the rows written since, are the file's.
 
     Raises :class:`BadResultsFile` for a file that is not a results file (left as it
     is), :class:`ResultsBusy` while another batch writes it.
@@ -283,6 +284,7 @@ class ResultsWriter:
         self.file = _locked(self.path)
         try:
             self.previous = read_results(self.path)
+            self.rows = list(self.previous)
         except BaseException:
             self.file.close()
             raise
@@ -309,6 +311,12 @@ class ResultsWriter:
             self.file.write(json.dumps({k: row.get(k, "") for k in COLUMNS}) + "\n")
         self.file.flush()
         os.fsync(self.file.fileno())
+        self.rows.append(row)
+
+    @property
+    def written(self) -> int:
+        """How many rows this run has saved."""
+        return len(self.rows) - len(self.previous)
 
     def close(self) -> None:
         self.file.close()
