@@ -64,8 +64,10 @@ def _parse_coins(text: str | None) -> list[int] | None:
         values = [int(v) for v in text.split(",")]
     except ValueError:
         raise _usage(f"--coins takes a number (or one per season: a,b,c,d), got {text!r}") from None
-    if len(values) not in (1, 4) or not all(0 <= v <= 14 for v in values):
-        raise _usage(f"--coins: give 1 or 4 numbers from 0 to 14, got {text!r}")
+    from scoring.game import COIN_TRACK
+
+    if len(values) not in (1, 4) or not all(0 <= v <= COIN_TRACK for v in values):
+        raise _usage(f"--coins: give 1 or 4 numbers from 0 to {COIN_TRACK}, got {text!r}")
     drops = [i for i in range(1, len(values)) if values[i] < values[i - 1]]
     if drops:  # RULES.md: the coins marked so far; a marked coin stays marked
         from scoring.game import SEASONS

@@ -14,12 +14,11 @@ from dataclasses import replace
 
 from scanner.sheet import COINS, Correction, Sheet
 from scoring.board import DRAWN, EMPTY, MOUNTAIN, TERRAIN_NAMES
+from scoring.game import COIN_TRACK
 from scoring.layouts import LAYOUTS, Space, parse_space, space_name
 
 #: What a space may be set to: a drawn terrain or empty, by symbol or by name.
 SETTABLE = {sym: sym for sym in DRAWN + EMPTY} | {TERRAIN_NAMES[sym]: sym for sym in DRAWN + EMPTY}
-#: Coins on the sheet's coin track (as many as ``--coins`` takes).
-MAX_COINS = 14
 
 #: Space -> map symbol, and maybe :data:`COINS` -> the count and :data:`SIDE` -> "A"/"B".
 Fixes = dict
@@ -90,8 +89,8 @@ def _parse_item(name: str, given: str, where: str) -> tuple[Space | str, str | i
             raise BadCorrection(f"{where}: side must be {' or '.join(LAYOUTS)}")
         return SIDE, given.upper()
     if name.lower() == COINS:
-        if not given.isdigit() or int(given) > MAX_COINS:
-            raise BadCorrection(f"{where}: coins must be a number from 0 to {MAX_COINS}")
+        if not given.isdigit() or int(given) > COIN_TRACK:
+            raise BadCorrection(f"{where}: coins must be a number from 0 to {COIN_TRACK}")
         return COINS, int(given)
     try:
         space = parse_space(name)

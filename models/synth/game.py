@@ -13,7 +13,7 @@ import numpy as np
 
 from scoring.board import EMPTY, FARM, FOREST, MONSTER, VILLAGE, WATER, Map
 from scoring.cards import CARDS
-from scoring.game import monster_penalty
+from scoring.game import COIN_TRACK, monster_penalty
 from scoring.layouts import LAYOUTS, SIZE, Layout
 
 SEASON_TIME = (8, 8, 7, 6)
@@ -23,7 +23,7 @@ DECKS = {
     "village": ("wildholds", "great-city", "greengold-plains", "shieldgate"),
     "spatial": ("borderlands", "lost-barony", "the-broken-road", "the-cauldrons"),
 }
-MAX_COINS = 14
+MAX_COINS = COIN_TRACK  # the printed coin track
 
 
 @dataclass(frozen=True)
