@@ -6,11 +6,15 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 app = typer.Typer(
     add_completion=False,
@@ -94,19 +98,39 @@ def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
         raise _usage(str(err)) from None
 
 
-def _fixes_for(path: Path, settings, given: dict) -> dict:
-    """What is set by hand for one input: the settings file's ``[set]`` for it, then
-    ``--set`` (which wins on a space, or the coins, both name)."""
-    from_file = settings.fixes_for(path) if settings is not None else {}
-    return {**from_file, **given}
+@dataclass(frozen=True)
+class ForInput:
+    """What the settings say for one input, the same in ``score``, ``read`` and ``batch``."""
+
+    fixes: dict  # set by hand: the settings file's [set] for it, then --set (which wins)
+    side: str | None  # to read it as: set by hand for it, else --side (None: detect)
+    default_side: str | None  # the settings file's side: for an input that names none
+    default_cards: dict[str, str] | None  # a nearby settings file's: after a map's header
+    settings: Settings | None  # the settings file in use, if any
 
 
-def _side_for(fixes: dict, given: str | None) -> str | None:
-    """The side to read one input as: set by hand for it (``side=B``), else ``given``
-    (``--side`` or the settings file's ``side``; None: detect)."""
+def _for_input(
+    path: Path,
+    settings: Settings | None,
+    deal: dict[str, str] | None,
+    given: dict,
+    side: str | None,
+) -> ForInput:
+    """The settings for one input: ``settings`` (``--cards-file``) or, when neither it
+    nor ``deal`` (``--cards``) is given, the cartoscore.toml nearest the input;
+    ``given``, its ``--set``; ``side``, ``--side``."""
     from app.corrections import side_set
 
-    return side_set(fixes) or given
+    found = None if deal is not None or settings is not None else _nearby_settings(path)
+    in_use = settings or found
+    fixes = {**(in_use.fixes_for(path) if in_use is not None else {}), **given}
+    return ForInput(
+        fixes,
+        side_set(fixes) or side,
+        in_use.side if in_use is not None else None,
+        found.cards if found is not None else None,
+        in_use,
+    )
 
 
 def _corrected(item, fixes: dict):
@@ -219,24 +243,18 @@ def score(
         for index, path in enumerate(inputs):
             decoded = ahead.take()
             try:
-                found = None if deal is not None or cards_file else _nearby_settings(path)
-                in_use = settings or found
-                by_hand = _fixes_for(path, in_use, fixes.get(index, {}))
-                in_side = _side_for(by_hand, side_key)
-                # A settings file's side: for an input that names none itself.
-                round_side = in_use.side if in_use is not None else None
-                keep = overlay is not None
+                plan = _for_input(path, settings, deal, fixes.get(index, {}), side_key)
                 item = load_input(
                     path,
-                    side=in_side,
-                    default_side=round_side,
-                    keep_view=keep,
+                    side=plan.side,
+                    default_side=plan.default_side,
+                    keep_view=overlay is not None,
                     decoded=decoded,
                     read_cards=deal is None,  # --cards wins over a header: unread
                 )
-                item = _corrected(item, by_hand)
-                if item.cards is None and found is not None and found.cards is not None:
-                    item = replace(item, cards=found.cards)
+                item = _corrected(item, plan.fixes)
+                if item.cards is None and plan.default_cards is not None:
+                    item = replace(item, cards=plan.default_cards)
                 loaded.append((str(path), item, None))
             except errors as err:
                 if debug:
@@ -527,26 +545,20 @@ def batch(
     done = finished_rows(previous)
     jobs, used, skipped, again = [], {}, 0, 0
     for path in collected.files:
-        nearby, found = None, None
-        if deal is None and cards_file is None:
-            found = _nearby_settings(Path(path))
-            if found is not None:
-                nearby = found.cards
-        in_use = settings or found
-        if in_use is not None:
-            used[in_use.source] = in_use
-        fixes = _fixes_for(Path(path), in_use, {})
+        plan = _for_input(Path(path), settings, deal, {}, side_key)
+        if plan.settings is not None:
+            used[plan.settings.source] = plan.settings
         overlay = None
         if overlay_dir is not None:
             overlay = str(overlay_dir / overlay_name(path))
         job = Job(
             path,
             deal,
-            _side_for(fixes, side_key),
+            plan.side,
             overlay,
-            default_cards=nearby,
-            fixes=tuple(fixes.items()),
-            default_side=in_use.side if in_use is not None else None,
+            default_cards=plan.default_cards,
+            fixes=tuple(plan.fixes.items()),
+            default_side=plan.default_side,
             debug=debug,
         )
         earlier = done.get(os.path.realpath(path))
@@ -658,19 +670,19 @@ def read(
     given = _parse_fixes(set_cells, 1).get(0, {})
     _check_overlay(overlay)
     # The settings `score` applies (side, [set]), so that the text scores as the photo.
-    settings = _load_settings(cards_file) if cards_file else _nearby_settings(photo)
+    settings = _load_settings(cards_file) if cards_file else None
     use_second_thread()
     warm_up_reader()
     try:
-        fixes = _fixes_for(photo, settings, given)
+        plan = _for_input(photo, settings, None, given, side_key)
         item = load_input(
             photo,
-            side=_side_for(fixes, side_key),
-            default_side=settings.side if settings is not None else None,
+            side=plan.side,
+            default_side=plan.default_side,
             keep_view=overlay is not None,
             photo_only=True,
         )
-        item = _corrected(item, fixes)
+        item = _corrected(item, plan.fixes)
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
@@ -682,8 +694,8 @@ def read(
         typer.echo(check_line(r, sheet.map))
     for note in map_notes(sheet, sheet.coins or 0):
         typer.echo(f"; note: {note}")
-    if side_set(fixes):
-        typer.echo(f"; set by hand: side {side_set(fixes)}")
+    if side_set(plan.fixes):
+        typer.echo(f"; set by hand: side {side_set(plan.fixes)}")
     for fix in sheet.corrected:
         typer.echo(f"; set by hand: {correction_text(fix)}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
