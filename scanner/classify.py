@@ -260,35 +260,23 @@ def review_cells(
     top2 = np.take_along_axis(probs, order[:, :2], axis=1)
     low = top2[:, 0] < min_prob
     close = top2[:, 0] - top2[:, 1] < min_margin
-    decided = np.zeros(len(probs), bool) if decided is None else decided
-    covered = np.zeros(len(probs), bool) if covered is None else covered
-    lookalike = np.zeros(len(probs), bool) if lookalike is None else lookalike
-    unfilled = np.zeros(len(probs), bool) if unfilled is None else unfilled
-    by_shape = np.zeros(len(probs), bool) if by_shape is None else by_shape
-    by_sheet = np.zeros(len(probs), bool) if by_sheet is None else by_sheet
-    farm_water = np.zeros(len(probs), bool) if farm_water is None else farm_water
-    marked = decided | lookalike | by_shape | by_sheet | covered | unfilled | farm_water
-    doubtful = (low | close | marked) & free_cells(layout)
+    # Each reason and its cells, in the order a cell takes the first that holds.
+    reasons = [
+        (COVERED, covered),
+        (DECIDED_BY_NEIGHBOURS, decided),
+        (DECIDED_BY_SHAPE, by_shape),
+        (DECIDED_BY_LOOKALIKES, lookalike),
+        (DECIDED_BY_SHEET, by_sheet),
+        ("low confidence", low),
+        ("close call", close),
+        (UNFILLED_RUINS, unfilled),
+        (FARM_OR_WATER, farm_water),
+    ]
+    reasons = [(reason, cells) for reason, cells in reasons if cells is not None]
+    doubtful = np.logical_or.reduce([cells for _, cells in reasons]) & free_cells(layout)
     for i in np.flatnonzero(doubtful):
         space = divmod(int(i), SIZE)
-        if covered[i]:
-            reason = COVERED
-        elif decided[i]:
-            reason = DECIDED_BY_NEIGHBOURS
-        elif by_shape[i]:
-            reason = DECIDED_BY_SHAPE
-        elif lookalike[i]:
-            reason = DECIDED_BY_LOOKALIKES
-        elif by_sheet[i]:
-            reason = DECIDED_BY_SHEET
-        elif low[i]:
-            reason = "low confidence"
-        elif close[i]:
-            reason = "close call"
-        elif unfilled[i]:
-            reason = UNFILLED_RUINS
-        else:
-            reason = FARM_OR_WATER
+        reason = next(reason for reason, cells in reasons if cells[i])
         # The runner-up is always listed, however unlikely: a cell to check by
         # hand should say what else it may be.
         if reason == DECIDED_BY_SHEET and in_context is not None:
@@ -494,15 +482,15 @@ def classify_cells(
             layout,
             min_prob,
             min_margin,
-            decided,
-            hidden,
-            lookalike,
-            unfilled,
-            by_shape,
-            by_sheet,
-            in_context,
-            maybe_water,
-            choice,
+            decided=decided,
+            covered=hidden,
+            lookalike=lookalike,
+            unfilled=unfilled,
+            by_shape=by_shape,
+            by_sheet=by_sheet,
+            in_context=in_context,
+            farm_water=maybe_water,
+            chosen=choice,
         ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )
