@@ -507,6 +507,7 @@ def batch(
         ResultsWriter,
         file_stamp,
         finished_rows,
+        sheet_key,
         still_current,
     )
     from scoring.i18n import counted
@@ -561,7 +562,7 @@ def batch(
             default_side=plan.default_side,
             debug=debug,
         )
-        earlier = done.get(os.path.realpath(path))
+        earlier = done.get(sheet_key(path))
         if earlier is None:
             jobs.append(job)
         elif still_current(earlier, job, file_stamp(path)):
@@ -573,7 +574,7 @@ def batch(
         _err(f"skipped {path}: {why}")
     for path, why in collected.unreadable:
         _err(f"error: {path}: {why}")
-    sheets = {os.path.realpath(f) for f in collected.files}
+    sheets = {sheet_key(f) for f in collected.files}
     for source, found in used.items():
         for named in sorted(set(found.fixes) - sheets):
             _err(f"warning: {source}: [set] names {named}, which is not among the sheets")
@@ -589,9 +590,8 @@ def batch(
     try:
         new_rows = run_with_progress(jobs, n_workers, writer, console)
     except KeyboardInterrupt:
-        saved = writer.written
         _err(
-            f"interrupted: {saved} more sheets saved in {out}; "
+            f"interrupted: {counted(writer.written, 'more sheet')} saved in {out}; "
             "run the same command again to score the rest"
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
