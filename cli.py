@@ -133,13 +133,18 @@ def _for_input(
     )
 
 
-def _corrected(item, fixes: dict):
-    """The loaded input with ``fixes`` applied (BadCorrection on a printed space)."""
-    if not fixes:
+def _load(path: Path, plan: ForInput, **options):
+    """The input read as ``plan`` says (its side, the settings file's side), with what
+    is set by hand for it applied (BadCorrection on a printed space); ``options`` go to
+    :func:`app.inputs.load_input`."""
+    from app.inputs import load_input
+
+    item = load_input(path, side=plan.side, default_side=plan.default_side, **options)
+    if not plan.fixes:
         return item
     from app.corrections import apply_corrections
 
-    return replace(item, sheet=apply_corrections(item.sheet, fixes))
+    return replace(item, sheet=apply_corrections(item.sheet, plan.fixes))
 
 
 def _check_side(side: str) -> str | None:
@@ -229,7 +234,7 @@ def score(
         _warn_deal(deal)
     _check_overlay(overlay, explain, deal)
 
-    from app.inputs import DecodeAhead, is_photo, load_input, use_second_thread, warm_up_reader
+    from app.inputs import DecodeAhead, is_photo, use_second_thread, warm_up_reader
 
     use_second_thread()
     if any(is_photo(p) for p in inputs):
@@ -244,15 +249,13 @@ def score(
             decoded = ahead.take()
             try:
                 plan = _for_input(path, settings, deal, fixes.get(index, {}), side_key)
-                item = load_input(
+                item = _load(
                     path,
-                    side=plan.side,
-                    default_side=plan.default_side,
+                    plan,
                     keep_view=overlay is not None,
                     decoded=decoded,
                     read_cards=deal is None,  # --cards wins over a header: unread
                 )
-                item = _corrected(item, plan.fixes)
                 if item.cards is None and plan.default_cards is not None:
                     item = replace(item, cards=plan.default_cards)
                 loaded.append((str(path), item, None))
@@ -662,7 +665,7 @@ def read(
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.corrections import side_set
-    from app.inputs import load_input, use_second_thread, warm_up_reader
+    from app.inputs import use_second_thread, warm_up_reader
     from app.report import check_line, correction_text, map_notes
     from scoring.textmap import format_text
 
@@ -675,14 +678,7 @@ def read(
     warm_up_reader()
     try:
         plan = _for_input(photo, settings, None, given, side_key)
-        item = load_input(
-            photo,
-            side=plan.side,
-            default_side=plan.default_side,
-            keep_view=overlay is not None,
-            photo_only=True,
-        )
-        item = _corrected(item, plan.fixes)
+        item = _load(photo, plan, keep_view=overlay is not None, photo_only=True)
     except _input_errors() as err:
         if debug:
             traceback.print_exc()
