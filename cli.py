@@ -109,19 +109,13 @@ class ForInput:
     settings: Settings | None  # the settings file in use, if any
 
 
-def _for_input(
-    path: Path,
-    settings: Settings | None,
-    deal: dict[str, str] | None,
-    given: dict,
-    side: str | None,
-) -> ForInput:
-    """The settings for one input: ``settings`` (``--cards-file``) or, when neither it
-    nor ``deal`` (``--cards``) is given, the cartoscore.toml nearest the input;
-    ``given``, its ``--set``; ``side``, ``--side``."""
+def _for_input(path: Path, settings: Settings | None, given: dict, side: str | None) -> ForInput:
+    """The settings for one input: ``settings`` (``--cards-file``) or else the
+    cartoscore.toml nearest the input (``--cards`` wins over its cards, while its side
+    and ``[set]`` still apply); ``given``, its ``--set``; ``side``, ``--side``."""
     from app.corrections import side_set
 
-    found = None if deal is not None or settings is not None else _nearby_settings(path)
+    found = None if settings is not None else _nearby_settings(path)
     in_use = settings or found
     fixes = {**(in_use.fixes_for(path) if in_use is not None else {}), **given}
     return ForInput(
@@ -248,7 +242,7 @@ def score(
         for index, path in enumerate(inputs):
             decoded = ahead.take()
             try:
-                plan = _for_input(path, settings, deal, fixes.get(index, {}), side_key)
+                plan = _for_input(path, settings, fixes.get(index, {}), side_key)
                 item = _load(
                     path,
                     plan,
@@ -502,16 +496,14 @@ def batch(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
-    from app.batch import Job, overlay_name
+    from app.batch import Job, overlay_name, still_current
     from app.collect import collect_inputs, report_files_folder
     from app.outputs import output_path_problem
     from app.results import (
         BadResultsFile,
         ResultsWriter,
-        file_stamp,
         finished_rows,
         sheet_key,
-        still_current,
     )
     from scoring.i18n import counted
 
@@ -549,7 +541,7 @@ def batch(
     done = finished_rows(previous)
     jobs, used, skipped, again = [], {}, 0, 0
     for path in collected.files:
-        plan = _for_input(Path(path), settings, deal, {}, side_key)
+        plan = _for_input(Path(path), settings, {}, side_key)
         if plan.settings is not None:
             used[plan.settings.source] = plan.settings
         overlay = None
@@ -568,7 +560,7 @@ def batch(
         earlier = done.get(sheet_key(path))
         if earlier is None:
             jobs.append(job)
-        elif still_current(earlier, job, file_stamp(path)):
+        elif still_current(earlier, job):
             skipped += 1
         else:
             jobs.append(job)
@@ -677,7 +669,7 @@ def read(
     use_second_thread()
     warm_up_reader()
     try:
-        plan = _for_input(photo, settings, None, given, side_key)
+        plan = _for_input(photo, settings, given, side_key)
         item = _load(photo, plan, keep_view=overlay is not None, photo_only=True)
     except _input_errors() as err:
         if debug:

@@ -19,14 +19,14 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.config import NO_CARDS
 from app.inputs import is_photo, load_input
 from app.results import COLUMNS, cards_text, file_stamp, sheet_key
 from scanner.pages import source_stem
-from scoring.game import EDICTS
+from scoring.game import EDICTS, SEASONS
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 PRELOAD = ["cv2", "onnxruntime", "app.batch", "app.overlay", "scanner.pipeline", "scanner.classify"]
@@ -188,8 +188,63 @@ def _score(job: Job) -> dict:
         "set_by_hand": fixes_text(fixes),
         "cards": cards_text(cards),
         "modified": modified,
+        "side_given": job.side or job.default_side or AUTO,
     }
     return row
+
+
+#: A row's ``side_given`` when the side was detected (none given).
+AUTO = "auto"
+#: What a row's scoring decides: a re-run compares these for a map file (scored again
+#: in the batch's own process, in milliseconds).
+SCORED = (
+    "side",
+    "coins",
+    *(f"card_{e}" for e in EDICTS),
+    "monsters",
+    *(s[0] for s in SEASONS),
+    "total",
+    "solo_rating",
+    "solo_title",
+    "review",
+    "stars_lost_to_monsters",
+    "set_by_hand",
+    "cards",
+)
+
+
+def still_current(row: dict, job: Job) -> bool:
+    """Whether a sheet's row (scored without error) stands for this job, so that a re-run
+    skips the sheet.
+
+    A map file is scored again here and its row compared, so whatever changed (the
+    file, its header, the cards, the side given, what is set by hand) is seen. A photo
+    takes minutes in a batch, not milliseconds, so its row is compared on what scored
+    it: what is set for it by hand (:func:`app.corrections.fixes_text`), the side given
+    (``--side``, its ``[set]``, the settings file's), the cards given (``--cards``, the
+    settings file's) and the file's time (:func:`app.results.file_stamp`). A row of a
+    version before a column passes on that column.
+    """
+    from app.corrections import fixes_text
+
+    if not is_photo(job.source):
+        try:
+            now = _score(replace(job, overlay=None))
+        except Exception:  # noqa: BLE001 - it fails now: score it again, for its error row
+            return False
+        return all(
+            str(now[k]) == str(row.get(k, ""))
+            for k in SCORED
+            if k != "cards" or row.get(k)  # rows before that column: the cards unknown
+        )
+    cards = job.cards or job.default_cards
+    return (
+        cards is not None
+        and (row.get("set_by_hand") or "") == fixes_text(dict(job.fixes))
+        and row.get("side_given") in ("", None, job.side or job.default_side or AUTO)
+        and row.get("cards") in ("", None, cards_text(cards))
+        and row.get("modified") in ("", None, file_stamp(job.source))
+    )
 
 
 def error_row(source: str, message: str) -> dict:

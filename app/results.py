@@ -12,19 +12,15 @@ import os
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 try:
     import fcntl
 except ImportError:  # Windows: results files are not locked
     fcntl = None  # type: ignore[assignment]
 
-from app.inputs import is_photo
 from scanner.pages import split_page
 from scoring.game import EDICTS, SEASONS
-
-if TYPE_CHECKING:
-    from app.batch import Job
 
 COLUMNS = (
     "source",
@@ -44,6 +40,7 @@ COLUMNS = (
     "path",
     "cards",
     "modified",
+    "side_given",
 )
 #: The columns of results files written before ``set_by_hand`` (read, and given the new
 #: columns when a run appends to them).
@@ -163,24 +160,6 @@ def latest_rows(rows: Iterable[dict]) -> list[dict]:
 def finished_rows(rows: Iterable[dict]) -> dict[str, dict]:
     """The newest row of each sheet scored without error, by resolved path."""
     return {row_key(r): r for r in latest_rows(rows) if not r.get("error")}
-
-
-def still_current(row: dict, job: Job, modified: str) -> bool:
-    """Whether a sheet's row (scored without error) stands for this job, so that a re-run
-    skips the sheet: what is set for it by hand (:func:`app.corrections.fixes_text`), the
-    side given, the cards given and the file (``modified``: :func:`file_stamp`) are as
-    when it was scored. A photo takes the cards of a settings file nearby; a map file's
-    own header may win over them, so for it only ``--cards`` is compared. A row of a
-    version before a column passes on that column."""
-    from app.corrections import fixes_text
-
-    given = job.cards or (job.default_cards if is_photo(job.source) else None)
-    return (
-        (row.get("set_by_hand") or "") == fixes_text(dict(job.fixes))
-        and (job.side is None or row.get("side") == job.side)
-        and (given is None or row.get("cards") in ("", None, cards_text(given)))
-        and row.get("modified") in ("", None, modified)
-    )
 
 
 def cards_text(cards: dict[str, str]) -> str:

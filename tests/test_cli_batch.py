@@ -401,28 +401,58 @@ def test_a_sheet_is_scored_again_when_its_cards_or_its_file_change(tmp_path):
     assert edited[0]["total"] == wild[0]["total"] + 4 and edited[0]["coins"] == 7
 
 
-def test_a_photo_takes_new_settings_cards_where_a_map_files_header_may_win():
-    """A photo has no header, so a change of its folder's cards scores it again; a map
-    file's own ``cards:`` header wins over the folder's, so for it only --cards counts."""
-    from app.batch import Job
-    from app.results import cards_text, file_stamp, still_current
+def test_a_photos_row_stands_while_what_scored_it_stands():
+    """A photo's row records what scored it (the cards, the side given, what is set by
+    hand, the file's time); any of those changed and the photo is scored again."""
+    from app.batch import AUTO, Job, still_current
+    from app.results import cards_text, file_stamp
 
+    photo = str(ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg")
     deal = {"A": "the-cauldrons", "B": "greenbough", "C": "mages-valley", "D": "great-city"}
     moved = {**deal, "D": "the-broken-road"}
-    for sheet, photo in (
-        (ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg", True),
-        (ROOT / "samples" / "wilderness-a.txt", False),
-    ):
-        row = {"set_by_hand": "", "side": "A", "cards": cards_text(deal)}
-        row["modified"] = file_stamp(sheet)
-        assert still_current(row, Job(str(sheet), default_cards=deal), row["modified"])
-        assert still_current(row, Job(str(sheet), default_cards=moved), row["modified"]) != photo
-        assert not still_current(row, Job(str(sheet), cards=moved), row["modified"])
-        assert not still_current(row, Job(str(sheet), side="B"), row["modified"])
-        assert not still_current(row, Job(str(sheet), fixes=(("coins", 3),)), row["modified"])
-        assert not still_current(row, Job(str(sheet)), "2001-01-01T00:00:00+00:00")
-        old = {"set_by_hand": "", "side": "A"}  # a row of a version before those columns
-        assert still_current(old, Job(str(sheet), cards=moved), row["modified"])
+    row = {"set_by_hand": "", "side": "A", "side_given": AUTO, "cards": cards_text(deal)}
+    row["modified"] = file_stamp(photo)
+    assert still_current(row, Job(photo, default_cards=deal))
+    assert still_current(row, Job(photo, cards=deal))
+    assert not still_current(row, Job(photo, default_cards=moved))  # the folder's cards
+    assert not still_current(row, Job(photo, cards=moved))
+    assert not still_current(row, Job(photo))  # no cards at all: it fails now
+    assert not still_current(row, Job(photo, cards=deal, side="A"))  # forced, even as read
+    assert not still_current(row, Job(photo, cards=deal, default_side="B"))
+    assert not still_current(row, Job(photo, cards=deal, fixes=(("coins", 3),)))
+    assert not still_current(
+        {**row, "modified": "2001-01-01T00:00:00+00:00"}, Job(photo, cards=deal)
+    )
+    # Read as B when --side B was given; a run without it reads the side again.
+    forced = {**row, "side": "B", "side_given": "B"}
+    assert still_current(forced, Job(photo, cards=deal, side="B"))
+    assert not still_current(forced, Job(photo, cards=deal))
+    old = {"set_by_hand": "", "side": "A"}  # a row of a version before those columns
+    assert still_current(old, Job(photo, cards=moved))
+
+
+def test_a_map_files_row_stands_while_scoring_it_again_gives_it(tmp_path):
+    """A map file is scored again in the batch's process and its row compared: the
+    cards its header names win over a folder's, but a map without that header takes
+    the folder's, and a change of those scores it again."""
+    from app.batch import Job, _score, still_current
+
+    deal = {"A": "sentinel-wood", "B": "canal-lake", "C": "great-city", "D": "borderlands"}
+    moved = {**deal, "D": "the-broken-road"}
+    headed = str(ROOT / "samples" / "wilderness-a.txt")  # its header: `deal`
+    row = _score(Job(headed, default_cards=deal))
+    assert still_current(row, Job(headed, default_cards=deal))
+    assert still_current(row, Job(headed, default_cards=moved))  # its header wins
+    assert not still_current(row, Job(headed, cards=moved))  # --cards wins over it
+    assert not still_current(row, Job(headed, fixes=(("coins", 3),)))
+    assert not still_current(row, Job(headed, side="B"))  # read as side B: another map
+    bare = tmp_path / "bare.txt"
+    lines = (ROOT / "samples" / "wilderness-a.txt").read_text().splitlines(keepends=True)
+    bare.write_text("".join(line for line in lines if not line.startswith("cards:")))
+    row = _score(Job(str(bare), default_cards=deal))
+    assert still_current(row, Job(str(bare), default_cards=deal))
+    assert not still_current(row, Job(str(bare), default_cards=moved))
+    assert not still_current(row, Job(str(bare)))  # no cards now: scored for its error
 
 
 def test_a_second_batch_on_the_same_results_file_is_refused_while_one_runs(tmp_path):

@@ -258,6 +258,25 @@ def test_a_settings_file_sets_spaces_for_score_and_the_command_line_wins(round_f
     assert json.loads(run("score", road, "--json", "--set", "A1=.").stdout)["total"] == 126
 
 
+def test_cards_given_on_the_command_line_leave_the_settings_files_set_in_force(
+    round_folder, tmp_path
+):
+    """--cards wins over a settings file's cards only: its [set] still applies, in
+    score and in batch (road.txt's own header names forest-road-a's cards)."""
+    (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"road.txt" = "A1=T"\n')
+    road = str(round_folder / "road.txt")
+    header = next(
+        ",".join(name.strip() for name in line.split(":", 1)[1].split(","))
+        for line in open(road)
+        if line.startswith("cards:")
+    )
+    got = json.loads(run("score", road, "--json", "--cards", header).stdout)
+    assert (got["total"], got["set_by_hand"][0]["space"]) == (132, "A1")
+    out = tmp_path / "r.csv"
+    res = run("batch", road, "--out", str(out), "--cards", header, "--workers", "0")
+    assert res.exit_code == 0 and totals(out) == {"road.txt": 132}
+
+
 def test_batch_applies_the_settings_files_set_and_rescores_a_sheet_when_it_changes(
     round_folder, tmp_path
 ):
