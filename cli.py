@@ -576,7 +576,7 @@ def batch(
     if skipped:
         _err(f"{counted(skipped, 'sheet')} already scored in {out}: skipped")
     if again:
-        _err(f"{counted(again, 'sheet')} scored again: their file, cards, side or [set] changed")
+        _err(f"{counted(again, 'sheet')} scored again: file, cards, side or [set] changed since")
     n_workers = min(os.cpu_count() or 1, max(len(jobs), 1)) if workers is None else workers
     from app.batch_report import print_summary, run_with_progress, write_html
 

@@ -47,9 +47,10 @@ class Job:
 
 
 def overlay_name(source: str | Path) -> str:
-    """File name of a sheet's overlay in the HTML report's folder (unique per resolved path)."""
-    digest = hashlib.sha1(sheet_key(source).encode()).hexdigest()[:8]
-    return f"{source_stem(source)}-{digest}.jpg"
+    """File name of a sheet's overlay in the HTML report's folder: its resolved path's
+    (:func:`app.results.sheet_key`) name and a digest of it, however the sheet is named."""
+    key = sheet_key(source)
+    return f"{source_stem(key)}-{hashlib.sha1(key.encode()).hexdigest()[:8]}.jpg"
 
 
 # --- one sheet (runs in a worker) ----------------------------------------------------

@@ -19,7 +19,7 @@ try:
 except ImportError:  # Windows: results files are not locked
     fcntl = None  # type: ignore[assignment]
 
-from scanner.pages import split_page
+from scanner.pages import page_name, split_page
 from scoring.game import EDICTS, SEASONS
 
 COLUMNS = (
@@ -57,8 +57,11 @@ class BadResultsFile(ValueError):
 
 def sheet_key(path: str | Path) -> str:
     """A sheet's path resolved (links, "..", the current folder): what tells sheets
-    apart whatever name they were given by."""
-    return os.path.realpath(path)
+    apart whatever name they were given by. A page keeps its mark on its file's
+    resolved path (``/round/scan.pdf#page=2``)."""
+    file, page = split_page(path)
+    real = os.path.realpath(file)
+    return real if page is None else page_name(real, page)
 
 
 #: A row's sheet as a resolved path (:func:`row_key`); set on the rows read back and
@@ -89,7 +92,9 @@ def read_results(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0:
         return []
-    text = path.read_text(encoding="utf-8")
+    folder = Path(os.path.realpath(path)).parent  # the rows' paths start there
+    # utf-8-sig: a results file saved again by a spreadsheet may start with a BOM.
+    text = path.read_text(encoding="utf-8-sig")
     rows: list[dict] = []
     if _is_jsonl(path):
         for line in text.split("\n"):  # not splitlines: it also breaks at \f or U+2028
@@ -98,7 +103,7 @@ def read_results(path: str | Path) -> list[dict]:
             except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict) and "source" in obj:
-                rows.append(_resolved(obj, path.parent))
+                rows.append(_resolved(obj, folder))
         return rows
     records = _csv_records(text)
     if not records or not _our_header(records[0]):
@@ -107,7 +112,7 @@ def read_results(path: str | Path) -> list[dict]:
     for values in body:
         if len(values) == len(header):
             row = {k: _number(k, v) for k, v in zip(header, values, strict=True)}
-            rows.append(_resolved(row, path.parent))
+            rows.append(_resolved(row, folder))
     return rows
 
 
@@ -180,7 +185,7 @@ def file_stamp(source: str | Path) -> str:
 
 def _csv_header(path: Path) -> tuple[str, ...]:
     """The column names on a results CSV's first line."""
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:
         return tuple(next(csv.reader(f), COLUMNS))
 
 
@@ -188,19 +193,25 @@ def _add_columns(path: Path) -> bool:
     """Give a results CSV of an earlier version (its columns a beginning of ours) the
     columns added since, empty in its rows: rewritten whole into a new file that then
     replaces it, so an interruption leaves the old file or the new one. A last line cut
-    short by an interruption is dropped, as :func:`read_results` drops it. True when
-    the file was replaced."""
+    short by an interruption is dropped, as :func:`read_results` drops it. A row gets its
+    ``path`` from its ``source`` as seen from the current folder (where its run was, as
+    such a row's key assumes: :func:`row_key`), so that later runs may be elsewhere.
+    True when the file was replaced."""
     header = _csv_header(path)
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
         return False  # ours already, or not one whose columns ours continue
-    rows = _csv_records(path.read_text(encoding="utf-8"))[1:]
+    rows = _csv_records(path.read_text(encoding="utf-8-sig"))[1:]
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         out = csv.writer(f)
         out.writerow(COLUMNS)
+        at = COLUMNS.index("path")
         for row in rows:
             if len(row) == len(header):
-                out.writerow(row + [""] * (len(COLUMNS) - len(header)))
+                row += [""] * (len(COLUMNS) - len(header))
+                if at >= len(header):  # anchored now: its source as seen from this run
+                    row[at] = _path_column(row[0], path.parent)
+                out.writerow(row)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -226,10 +237,11 @@ class ResultsBusy(OSError):
     """Another batch holds the results file."""
 
 
-def _locked(path: Path) -> IO[str]:
+def _locked(path: Path, shown: Path) -> IO[str]:
     """The results file (made if missing) opened for appending, and locked against other
     batches for as long as it stays open: two batches appending to one file would mix
-    their rows and headers. Raises :class:`ResultsBusy` when another batch holds it."""
+    their rows and headers. Raises :class:`ResultsBusy` (naming it ``shown``) when
+    another batch holds it."""
     while True:
         f = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115
         try:
@@ -238,7 +250,7 @@ def _locked(path: Path) -> IO[str]:
         except BlockingIOError:
             f.close()
             raise ResultsBusy(
-                f"{path}: another batch is writing it; wait for it to end, or give another --out"
+                f"{shown}: another batch is writing it; wait for it to end, or give another --out"
             ) from None
         try:
             if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
@@ -260,21 +272,24 @@ class ResultsWriter:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.jsonl = _is_jsonl(self.path)
-        self.file = _locked(self.path)
+        # The file itself, where --out is a link: its folder anchors the rows' paths, and
+        # adding columns replaces the file, not the link.
+        real = self.real = Path(os.path.realpath(path))
+        self.file = _locked(real, self.path)
         try:
-            self.previous = read_results(self.path)
+            self.previous = read_results(real)
             self.rows = list(self.previous)
         except BaseException:
             self.file.close()
             raise
-        new = self.path.stat().st_size == 0
+        new = real.stat().st_size == 0
         if not new:
-            _drop_cut_line(self.path)
-        if not new and not self.jsonl and _add_columns(self.path):
+            _drop_cut_line(real)
+        if not new and not self.jsonl and _add_columns(real):
             self.file.close()
-            self.file = _locked(self.path)  # the file with the columns added
+            self.file = _locked(real, self.path)  # the file with the columns added
         # A file of another version that could not take our columns keeps its own.
-        columns = COLUMNS if new or self.jsonl else _csv_header(self.path)
+        columns = COLUMNS if new or self.jsonl else _csv_header(real)
         self.csv = None if self.jsonl else csv.DictWriter(self.file, columns, extrasaction="ignore")
         if new and self.csv is not None:
             self.csv.writeheader()
@@ -282,7 +297,7 @@ class ResultsWriter:
 
     def write(self, row: dict) -> None:
         """Append the row (given its ``path`` column: the sheet relative to this file)."""
-        row["path"] = _path_column(row["source"], self.path.parent)
+        row["path"] = _path_column(row["source"], self.real.parent)
         row[RESOLVED] = sheet_key(row["source"])
         if self.csv is not None:
             self.csv.writerow(row)

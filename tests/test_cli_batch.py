@@ -385,7 +385,7 @@ def test_a_sheet_is_scored_again_when_its_cards_or_its_file_change(tmp_path):
     res = run("batch", str(d), "--out", str(out), "--cards", own)
     assert "2 sheets already scored" in res.stderr and "scored again" not in res.stderr
     res = run("batch", str(d), "--out", str(out), "--cards", other)
-    assert "2 sheets scored again: their file, cards, side or [set] changed" in res.stderr
+    assert "2 sheets scored again: file, cards, side or [set] changed since" in res.stderr
     rows = read_results(out)
     assert len(rows) == 4 and {r["cards"] for r in rows[2:]} == {other}
     wild = [r for r in latest_rows(rows) if r["source"].endswith("wilderness-a.txt")]
@@ -618,3 +618,44 @@ def test_html_report_shows_where_a_sheet_not_found_was_looked_for(tmp_path):
     [tried_file] = (tmp_path / "report_files").glob("table-*.jpg")
     tried = cv2.imread(str(tried_file))
     assert tried is not None and tried.shape[1] / tried.shape[0] == pytest.approx(800 / 600)
+
+
+def test_a_pdf_page_through_a_link_is_the_same_sheet(tmp_path):
+    from app.results import sheet_key
+
+    (tmp_path / "scans").mkdir()
+    real = tmp_path / "scans" / "feeder.pdf"
+    real.write_bytes(b"%PDF-1.7\n")
+    (tmp_path / "round.pdf").symlink_to(real)
+    assert sheet_key(str(tmp_path / "round.pdf") + "#page=2") == f"{real}#page=2"
+    assert sheet_key(str(tmp_path / "round.pdf")) == str(real)
+
+
+def test_a_results_file_reached_through_a_link_keeps_its_own_folder(tmp_path, monkeypatch):
+    """Rows are placed from the results file's real folder, so the same file, named
+    through a link or not, finds the sheets it scored; adding columns to an older one
+    keeps the link."""
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", d)
+    (tmp_path / "store").mkdir()
+    real = tmp_path / "store" / "results.csv"
+    link = d / "results.csv"
+    link.symlink_to(real)
+    monkeypatch.chdir(d)
+    assert run("batch", ".", "--out", "results.csv", "--workers", "0").exit_code == 0
+    assert [r["path"] for r in read_results(real)] == ["../round/sparse-b.txt"]
+    res = run("batch", str(d), "--out", str(real), "--workers", "0")
+    assert "1 sheet already scored" in res.stderr
+    assert link.is_symlink() and len(read_results(link)) == 1
+
+
+def test_a_results_file_saved_again_by_a_spreadsheet_is_read(tmp_path):
+    """Excel and others save CSV as UTF-8 with a byte-order mark before the header."""
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", tmp_path)
+    out = tmp_path / "r.csv"
+    assert run("batch", str(tmp_path / "sparse-b.txt"), "--out", str(out)).exit_code == 0
+    out.write_bytes(b"\xef\xbb\xbf" + out.read_bytes())
+    assert [r["total"] for r in read_results(out)] == [56]
+    res = run("batch", str(tmp_path / "sparse-b.txt"), "--out", str(out))
+    assert res.exit_code == 0 and "1 sheet already scored" in res.stderr
