@@ -101,12 +101,26 @@ def _end_with(parent: int) -> None:
     def watch() -> None:
         while True:
             time.sleep(PARENT_CHECK)
-            try:
-                os.kill(parent, 0)
-            except (ProcessLookupError, PermissionError):  # gone, or its pid reused
+            if not alive(parent):
                 os._exit(1)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs: it exists, is ours to signal (not a reused
+    pid), and has not ended (a zombie: ended, not yet collected by its own parent, as a
+    program running the batch may leave it for minutes)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]  # after "pid (name)"
+    except (OSError, IndexError):  # no /proc (macOS): as far as can be told, it runs
+        return True
+    return state != b"Z"
 
 
 def score_job(job: Job) -> dict:

@@ -659,3 +659,19 @@ def test_a_results_file_saved_again_by_a_spreadsheet_is_read(tmp_path):
     assert [r["total"] for r in read_results(out)] == [56]
     res = run("batch", str(tmp_path / "sparse-b.txt"), "--out", str(out))
     assert res.exit_code == 0 and "1 sheet already scored" in res.stderr
+
+
+def test_a_process_ended_but_not_yet_collected_is_not_alive():
+    """A worker watches the batch's pid: a batch killed outright while the program that
+    ran it has not collected it yet (a zombie) must count as gone."""
+    from app.batch import alive
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.time() + 10
+        while alive(child.pid) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not alive(child.pid)  # ended; not yet waited for
+    finally:
+        child.wait()
+    assert alive(os.getpid())
