@@ -324,10 +324,11 @@ def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_pat
     (round_folder / "cartoscore.toml").write_text(DEAL + '[set]\n"wild.txt" = "coins=4"\n')
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 0, res.stderr
-    # The file takes the new columns, its old row kept; wild.txt again (corrected), road.txt.
+    # The file takes the new columns, its old row kept and given its path from the
+    # results file's folder; wild.txt again (corrected), road.txt.
     lines = out.read_text().splitlines()
-    added = len(COLUMNS) - len(FIRST_COLUMNS)
-    assert lines[0] == ",".join(COLUMNS) and lines[1] == old[1] + "," * added
+    added = ["round/wild.txt" if c == "path" else "" for c in COLUMNS[n:]]
+    assert lines[0] == ",".join(COLUMNS) and lines[1] == ",".join([old[1], *added])
     assert totals(out) == {"wild.txt": 96 - 4 * 2, "road.txt": 126}
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert "2 sheets already scored" in res.stderr  # the correction was recorded
