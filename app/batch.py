@@ -26,7 +26,7 @@ from app.config import NO_CARDS
 from app.inputs import is_photo, load_input
 from app.results import COLUMNS, cards_text, file_stamp, sheet_key
 from scanner.pages import source_stem
-from scoring.game import EDICTS, SEASONS
+from scoring.game import EDICTS
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 PRELOAD = ["cv2", "onnxruntime", "app.batch", "app.overlay", "scanner.pipeline", "scanner.classify"]
@@ -211,20 +211,9 @@ def _score(job: Job) -> dict:
 #: A row's ``side_given`` when the side was detected (none given).
 AUTO = "auto"
 #: What a row's scoring decides: a re-run compares these for a map file (scored again
-#: in the batch's own process, in milliseconds).
-SCORED = (
-    "side",
-    "coins",
-    *(f"card_{e}" for e in EDICTS),
-    "monsters",
-    *(s[0] for s in SEASONS),
-    "total",
-    "solo_rating",
-    "solo_title",
-    "review",
-    "stars_lost_to_monsters",
-    "set_by_hand",
-    "cards",
+#: in the batch's own process, in milliseconds). Not the notes, whose wording may change.
+SCORED = tuple(
+    c for c in COLUMNS if c not in ("source", "notes", "error", "path", "modified", "side_given")
 )
 
 
