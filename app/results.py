@@ -1,6 +1,7 @@
 """The results file of ``cartoscore batch``: its columns, reading it back (a row cut short
-by an interruption left out), appending to it under a lock, and which of its rows still
-stand for a sheet on a re-run.
+by an interruption left out), appending to it under a lock, each row's sheet (its path
+from the file's folder) and what scored it; :func:`app.batch.still_current` decides
+which rows still stand on a re-run.
 """
 
 from __future__ import annotations
