@@ -306,8 +306,21 @@ def _context() -> multiprocessing.context.BaseContext:
     forks each worker from it, so a worker starts in milliseconds; ``spawn`` elsewhere.
     """
     if "forkserver" in multiprocessing.get_all_start_methods():
+        import signal
+        import threading
+        from multiprocessing import forkserver
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
+        # Started with Ctrl-C ignored, which its preload and the workers forked from it
+        # keep: a Ctrl-C is the batch's to handle (it stops the pool and says what was
+        # saved), not theirs to print tracebacks about from the middle of an import.
+        if threading.current_thread() is threading.main_thread():  # where signals are set
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                forkserver.ensure_running()
+            finally:
+                signal.signal(signal.SIGINT, previous)
         return context
     return multiprocessing.get_context("spawn")
 

@@ -675,3 +675,21 @@ def test_a_process_ended_but_not_yet_collected_is_not_alive():
     finally:
         child.wait()
     assert alive(os.getpid())
+
+
+def sigint_disposition(job):
+    import signal
+
+    return {"source": job.source, "ignored": signal.getsignal(signal.SIGINT) == signal.SIG_IGN}
+
+
+def test_workers_leave_ctrl_c_to_the_batch():
+    """A Ctrl-C reaches every process of the terminal's group: the batch stops its pool
+    and says what was saved; its workers (and the server they are forked from, while it
+    imports the image stack) ignore it rather than print tracebacks."""
+    rows = []
+    app.batch.run_jobs(
+        [app.batch.Job("a.txt"), app.batch.Job("b.txt")], 2, rows.append, worker=sigint_disposition
+    )
+    assert sorted(r["source"] for r in rows) == ["a.txt", "b.txt"]
+    assert all(r["ignored"] for r in rows)
