@@ -496,7 +496,7 @@ def batch(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
-    from app.batch import Job, overlay_name, still_current
+    from app.batch import Job, still_current
     from app.collect import collect_inputs, report_files_folder
     from app.outputs import output_path_problem
     from app.results import (
@@ -544,14 +544,11 @@ def batch(
         plan = _for_input(Path(path), settings, {}, side_key)
         if plan.settings is not None:
             used[plan.settings.source] = plan.settings
-        overlay = None
-        if overlay_dir is not None:
-            overlay = str(overlay_dir / overlay_name(path))
         job = Job(
             path,
             deal,
             plan.side,
-            overlay,
+            None if overlay_dir is None else str(overlay_dir),
             default_cards=plan.default_cards,
             fixes=tuple(plan.fixes.items()),
             default_side=plan.default_side,

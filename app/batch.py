@@ -39,18 +39,21 @@ class Job:
     source: str
     cards: dict[str, str] | None = None  # --cards / --cards-file: wins over everything
     side: str | None = None  # --side, or set by hand for this sheet: wins over a header
-    overlay: str | None = None  # write the annotated sheet here (JPEG/PNG) when set
+    overlay_dir: str | None = None  # write the annotated sheet in here (overlay_name)
     default_cards: dict[str, str] | None = None  # a nearby cartoscore.toml: after a header
     fixes: tuple = ()  # app.corrections.Fixes as pairs: set by hand ([set] in settings)
     default_side: str | None = None  # a settings file's side: after a map file's header
     debug: bool = False  # --debug: a failure's traceback to stderr, beside its row
 
 
-def overlay_name(source: str | Path) -> str:
+def overlay_name(source: str | Path, row: dict) -> str:
     """File name of a sheet's overlay in the HTML report's folder: its resolved path's
-    (:func:`app.results.sheet_key`) name and a digest of it, however the sheet is named."""
+    (:func:`app.results.sheet_key`) name and a digest of that path and of what ``row``
+    scored (:data:`SCORED`). So a row scored again by a run that drew no overlay finds
+    none, rather than the picture of its earlier scoring."""
     key = sheet_key(source)
-    return f"{source_stem(key)}-{hashlib.sha1(key.encode()).hexdigest()[:8]}.jpg"
+    scored = "|".join([key, *(str(row.get(k, "")) for k in SCORED)])
+    return f"{source_stem(key)}-{hashlib.sha1(scored.encode()).hexdigest()[:8]}.jpg"
 
 
 # --- one sheet (runs in a worker) ----------------------------------------------------
@@ -133,7 +136,7 @@ def score_job(job: Job) -> dict:
         row = _score(job)
     except (ScanError, BadMapFile, ValueError, OSError) as err:
         row = error_row(job.source, " ".join(str(err).split()) or type(err).__name__)
-        _overlay_of_failure(job, err)
+        _overlay_of_failure(job, err, row)
         _show_traceback(job)
     except Exception as err:  # noqa: BLE001 - one sheet must not stop a tournament
         row = error_row(job.source, f"internal error: {type(err).__name__}: {err}")
@@ -150,14 +153,14 @@ def _show_traceback(job: Job) -> None:
         print(f"{job.source}:\n{traceback.format_exc()}", end="", file=sys.stderr, flush=True)
 
 
-def _overlay_of_failure(job: Job, err: BaseException) -> None:
+def _overlay_of_failure(job: Job, err: BaseException, row: dict) -> None:
     """A sheet not found gets the photo with the places tried as its overlay."""
-    if job.overlay is None:
+    if job.overlay_dir is None:
         return
     from app.overlay import write_attempts
 
     try:
-        write_attempts(job.overlay, err)
+        write_attempts(Path(job.overlay_dir) / overlay_name(job.source, row), err)
     except OSError:
         pass  # the row already says what failed; the picture is an extra
 
@@ -167,7 +170,7 @@ def _score(job: Job) -> dict:
     from app.report import sheet_notes
     from scoring.game import score_game
 
-    want_view = job.overlay is not None
+    want_view = job.overlay_dir is not None
     modified = file_stamp(job.source)  # before reading: an edit meanwhile is seen next run
     loaded = load_input(
         job.source,
@@ -182,10 +185,6 @@ def _score(job: Job) -> dict:
     if cards is None:
         raise ValueError(f"{job.source}: {NO_CARDS}")
     game = score_game([sheet.map], cards, sheet.coins or 0)
-    if job.overlay is not None:
-        from app.overlay import draw_overlay, write_overlay
-
-        write_overlay(job.overlay, draw_overlay(sheet, loaded.view, game))
     row = {
         "source": job.source,
         "side": sheet.map.layout.name,
@@ -205,6 +204,11 @@ def _score(job: Job) -> dict:
         "modified": modified,
         "side_given": job.side or job.default_side or AUTO,
     }
+    if job.overlay_dir is not None:
+        from app.overlay import draw_overlay, write_overlay
+
+        overlay = Path(job.overlay_dir) / overlay_name(job.source, row)
+        write_overlay(overlay, draw_overlay(sheet, loaded.view, game))
     return row
 
 
@@ -233,7 +237,7 @@ def still_current(row: dict, job: Job) -> bool:
 
     if not is_photo(job.source):
         try:
-            now = _score(replace(job, overlay=None))
+            now = _score(replace(job, overlay_dir=None))
         except Exception:  # noqa: BLE001 - it fails now: score it again, for its error row
             return False
         return all(

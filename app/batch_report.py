@@ -177,7 +177,7 @@ def write_html(path: str | Path, rows: list[dict], overlay_dir: str | Path | Non
     ]
 
     def thumbnail(row: dict, alt: str) -> str:
-        img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row_key(row))
+        img = None if overlay_dir is None else Path(overlay_dir) / overlay_name(row_key(row), row)
         if img is None or not img.exists():
             return ""
         # A URL, relative: "#", "?" or "%" in a sheet's name must not end or change it.

@@ -491,6 +491,35 @@ def test_a_sheet_scored_by_an_earlier_run_says_it_has_no_overlay(tmp_path):
     assert html.count("<img ") == 1 and html.count("no overlay: scored by an earlier run") == 1
 
 
+def test_a_sheet_scored_again_without_the_report_shows_no_stale_overlay(tmp_path):
+    """The report's overlays are named by what their row scored: a sheet scored again
+    (other cards) by a run without --html has no overlay of its new scoring, and the
+    page says so rather than show the picture of its earlier one."""
+    d = tmp_path / "round"
+    d.mkdir()
+    shutil.copy(ROOT / "samples" / "sparse-b.txt", d)
+    shutil.copy(ROOT / "samples" / "wilderness-a.txt", d)
+    out, page = tmp_path / "r.csv", tmp_path / "report.html"
+    cards = "sentinel-wood,canal-lake,great-city,borderlands"
+    run("batch", str(d), "--out", str(out), "--html", str(page), "--cards", cards)
+    assert page.read_text().count("<img ") == 2
+    other = "sentinel-wood,canal-lake,great-city,the-broken-road"
+    res = run("batch", str(d / "sparse-b.txt"), "--out", str(out), "--cards", other)
+    assert "1 sheet scored again" in res.stderr
+    run(
+        "batch",
+        str(d / "wilderness-a.txt"),
+        "--out",
+        str(out),
+        "--html",
+        str(page),
+        "--cards",
+        cards,
+    )
+    html = page.read_text()
+    assert html.count("<img ") == 1 and html.count("no overlay: scored by an earlier run") == 1
+
+
 def test_an_out_file_of_something_else_is_refused(folder, tmp_path):
     out = tmp_path / "results.csv"
     out.write_text("name,score\nann,3\n")
