@@ -20,11 +20,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scanner import geometry as g
 from scanner.cells import cut_cells
-from scanner.coins import CoinReading, describe_coins, read_coin_track
+from scanner.coin_doubts import (
+    DOUBTED_COUNT_CONFIDENCE,
+    coin_doubt,
+    coins_cut,
+    coins_in_photo,
+)
+from scanner.coins import CoinReading, read_coin_track
 from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread
-from scanner.covered import COVERED
 from scanner.detect import (
     GOOD_ENOUGH,
     Detection,
@@ -37,15 +41,15 @@ from scanner.detect import (
     with_lattice,
 )
 from scanner.errors import ClassifierUnavailable, SheetNotFound
-from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, COIN_COUNT
+from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL
 from scanner.lattice import max_shift
 from scanner.load import Photo, load_photo
 from scanner.orient import Orientation, decide_orientation, feature_canvas, sheet_rotation
-from scanner.photo_edge import cells_outside, describe_spaces, in_photo, outside_review
+from scanner.photo_edge import cells_outside, describe_spaces, outside_review
 from scanner.rectify import rectify_grid, rotation, turn_lattice
 from scanner.sheet import Sheet, shown
 from scoring.board import Map
-from scoring.layouts import SIZE, parse_space
+from scoring.layouts import SIZE
 
 SMALL_CELL_PX = 22  # below this many working pixels per cell, decode larger if we can
 FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second look
@@ -301,90 +305,6 @@ def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orient
     return decide_orientation(feature_canvas(image, homography), side)
 
 
-def coins_in_photo(homography: np.ndarray, shape: tuple[int, ...]) -> int:
-    """How many coins, from the first, have their centre in the image.
-
-    ``homography``: upright cell units -> image pixels. A coin cut by the photo's
-    edge usually still shows its mark (on held-out renders, refusing cut coins
-    made more counts wrong than it saved); one whose centre is outside would be
-    read from border pixels smeared outwards. 0 when the first coin's is outside.
-    """
-    centres = np.float64([g.coin_center(i) for i in range(g.COIN_COUNT)])
-    inside = in_photo(homography, shape, centres, 0.0)
-    return int(np.argmin(inside)) if not inside.all() else g.COIN_COUNT
-
-
-#: Half the height of the strip around a coin its reading looks at (the band above and
-#: below it, scanner/coins.py), in cells.
-COIN_STRIP = 0.3
-#: The confidence a count keeps at most when the pipeline doubts it (below 0.5: the report
-#: says the count is uncertain): it calls a coin cut by the photo's edge marked, some coins
-#: look covered or lie off the track's line, something covers the map's bottom row above
-#: counted coins, or no coin is read on a played map.
-DOUBTED_COUNT_CONFIDENCE = 0.45
-
-
-#: This many covered cells (:mod:`scanner.covered`) in the map's bottom row, or more, make
-#: a count doubted when coins it calls marked (or the first it calls unmarked) lie below
-#: them. A card or a hand over the grid's foot reaches the coin track 1.4 cells lower, and
-#: the coins under it read as marks: occluded tuning photo 302018, a card over K1-K5, 7
-#: coins for 3 at 1.0. One covered cell is mostly a pencil crossing, which reached the
-#: track on few tuning photos; two or more flagged 8 right counts of 171 under something
-#: there (2 of them with coins truly hidden) and none of 433 plain photos (docs/figures.md,
-#: session 47).
-COVERED_FOOT_CELLS = 2
-
-
-#: Cells: a located coin whose centre lies further than this from the other coins' line
-#: (the median of their heights in the upright view) was found on something lying over
-#: the track. Fresh hard photo 226142: a pen across the last two coins moved the centres
-#: of coins 11-14 0.2-0.3 cell down, they read brighter than the clean rings, and 3 coins
-#: read as 12 at 0.57. On 1188 spent photos (rule B1, session 48) this flagged 3 wrong
-#: counts nothing else flagged, all with something lying on the sheet, and 3 right ones
-#: of 588 plain photos.
-COIN_LINE_SLACK = 0.15
-
-
-def coins_off_line(centres: list[tuple[float, float]]) -> tuple[int, ...]:
-    """The coins (0-based) whose located centre (``(x, y)`` cells, upright) lies more than
-    :data:`COIN_LINE_SLACK` above or below the median height of them all."""
-    if not centres:
-        return ()
-    heights = np.array([y for _, y in centres])
-    return tuple(
-        int(i) for i in np.flatnonzero(np.abs(heights - np.median(heights)) > COIN_LINE_SLACK)
-    )
-
-
-def coins_below_covered(covered: list[tuple[int, int]], count: int) -> tuple[int, ...]:
-    """Coins up to the first the count calls unmarked (``count``, 0-based) that lie below
-    the bottom-row cells among ``covered`` (row, column) spaces, within half a cell either
-    side; none unless :data:`COVERED_FOOT_CELLS` bottom-row cells are covered."""
-    columns = [c for r, c in covered if r == SIZE - 1]
-    if len(columns) < COVERED_FOOT_CELLS:
-        return ()
-    return tuple(
-        i
-        for i in range(min(count + 1, COIN_COUNT))
-        if any(c - 0.5 <= g.coin_center(i)[0] <= c + 1.5 for c in columns)
-    )
-
-
-def coins_cut(homography: np.ndarray, shape: tuple[int, ...], visible: int) -> tuple[int, ...]:
-    """The coins among the first ``visible`` whose strip (``COIN_STRIP`` cells round
-    their centre) the photo's edge cuts.
-
-    Beyond the edge the canonical view repeats the edge's pixels, so the light a cut
-    coin is read in is not its own: held-out photo 1060047 (fresh, session 28), its
-    first coin at the bottom edge, read 3 marked coins on a blank track with no note.
-    """
-    if visible == 0:
-        return ()
-    centres = np.float64([g.coin_center(i) for i in range(visible)])
-    inside = in_photo(homography, shape, centres, COIN_STRIP)
-    return tuple(int(i) for i in np.flatnonzero(~inside))
-
-
 def _work_to_full(scale: float) -> np.ndarray:
     """Working-image pixels -> full-resolution pixels (pixel centres aligned)."""
     s = 1.0 / scale
@@ -442,18 +362,6 @@ UNSURE_FIT = 0.7
 #: A side or a turn decided with less confidence than this is said to be uncertain.
 UNSURE_SIDE = 0.5
 UNSURE_TURN = 0.5
-#: How a doubtful coin count is mended, the same in ``score`` and ``read`` (``--set``)
-#: and in a batch's settings file (``[set]``).
-COUNT_BY_HAND = "(set the count by hand: coins=N)"
-#: A map with at least this many drawn terrain spaces (about two seasons' shapes) is
-#: played: coins come with shapes and surrounded mountains, so a coin track read all
-#: unmarked there is more likely faint ticks missed than a game without a coin.
-PLAYED_SPACES = 30
-
-
-def _covered_spaces(review) -> list[tuple[int, int]]:
-    """The (row, column) of the cells a reading lists as covered."""
-    return [parse_space(item.space) for item in review if item.reason == COVERED]
 
 
 def _cell_crops(view: np.ndarray, colour: float) -> np.ndarray:
@@ -511,48 +419,9 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(f"side {scan.side} is uncertain ({shown(scan.side_confidence)})")
     if scan.orientation_confidence < UNSURE_TURN:
         notes.append(f"orientation is uncertain ({shown(scan.orientation_confidence)})")
-    coin_confidence = scan.coin_confidence
-    seen = scan.debug.get("coins_seen", COIN_COUNT)
-    if seen == 0:
-        notes.append(f"the coin track is outside the photo: coins not read {COUNT_BY_HAND}")
-    elif seen < COIN_COUNT and scan.coin_confidence < 0.5:
-        notes.append(
-            f"only {seen} of the {COIN_COUNT} coins are in the photo: the count"
-            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
-        )
-    elif cut := scan.debug.get("coins_cut_marked"):
-        notes.append(
-            f"coin {cut[0] + 1} is cut by the photo's edge and read as marked: the count"
-            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
-        )
-    elif covered := scan.debug.get("coins_covered"):
-        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
-        notes.append(
-            f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
-            f" (a finger, pencil or card on the track?): the count {scan.coins} is uncertain"
-            f" {COUNT_BY_HAND}"
-        )
-    elif below := coins_below_covered(_covered_spaces(reading.review), scan.coins):
-        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
-        notes.append(
-            f"something lies over the map's bottom row, above {describe_coins(below)}:"
-            f" they may be hidden, and the count {scan.coins} is uncertain {COUNT_BY_HAND}"
-        )
-    elif off := coins_off_line(scan.debug.get("coin_centres_cells", [])):
-        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
-        notes.append(
-            f"{describe_coins(off)} {'lies' if len(off) == 1 else 'lie'} off the coin track's"
-            " line (something on the track?): the count"
-            f" {scan.coins} is uncertain {COUNT_BY_HAND}"
-        )
-    elif scan.coin_confidence < 0.5:
-        notes.append(f"coin count {scan.coins} is uncertain ({shown(scan.coin_confidence)})")
-    elif scan.coins == 0 and (drawn := game_map.drawn_spaces()) >= PLAYED_SPACES:
-        coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
-        notes.append(
-            f"no coin is read as marked, yet {drawn} map spaces are drawn: faint marks may"
-            f" be missed; check the coin track {COUNT_BY_HAND}"
-        )
+    note, coin_confidence = coin_doubt(scan, reading.review, game_map)
+    if note is not None:
+        notes.append(note)
     review = reading.review
     cut_spaces = [i for i in scan.outside if layout.printed(divmod(i, SIZE)) is None]
     if cut_spaces:

@@ -10,12 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.pipeline import (
-    DOUBTED_COUNT_CONFIDENCE,
-    PLAYED_SPACES,
-    scan_photo,
-    sheet_from_scan,
-)
+from scanner.coin_doubts import DOUBTED_COUNT_CONFIDENCE, PLAYED_SPACES
+from scanner.pipeline import scan_photo, sheet_from_scan
 
 SAMPLE = sorted((Path(__file__).parent.parent / "samples" / "photos").glob("*.jpg"))[0]
 NOTE = "no coin is read as marked"

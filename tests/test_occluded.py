@@ -15,9 +15,10 @@ from benchmarks.occlude import CHOICES, cell_homography, occlude, occlude_points
 from benchmarks.rendered import rendered_sample
 from models.synth import make_photo
 from scanner import geometry as g
+from scanner.coin_doubts import coins_below_covered, coins_off_line
 from scanner.coins import describe_coins, read_coin_track
 from scanner.detect import Pyramid, ink_image, mountain_shift
-from scanner.pipeline import coins_below_covered, coins_off_line, read_photo, scan_photo
+from scanner.pipeline import read_photo, scan_photo
 
 N = 11
 

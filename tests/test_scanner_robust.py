@@ -13,8 +13,8 @@ import numpy as np
 from sheet_fixture import draw_sheet, photograph
 
 from benchmarks.measure_scanner import cell_centre_error
+from scanner import coin_doubts, pipeline
 from scanner import geometry as g
-from scanner import pipeline
 from scanner.bend import (
     _frame_nodes_on_their_line,
     _limit_local,
@@ -23,6 +23,7 @@ from scanner.bend import (
     _smooth_bend,
 )
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
+from scanner.coin_doubts import coins_in_photo
 from scanner.coins import (
     _row_fit,
     coin_marks,
@@ -35,7 +36,7 @@ from scanner.coins import (
 )
 from scanner.detect import Pyramid, fine_fit, ink_image
 from scanner.lattice import quad_homography
-from scanner.pipeline import coins_in_photo, scan_photo, sheet_from_scan
+from scanner.pipeline import scan_photo, sheet_from_scan
 from scanner.rectify import canonical_maps, rectify_grid
 
 SAMPLE_PHOTO = str(
@@ -221,12 +222,12 @@ def test_a_coin_whose_strip_the_photo_edge_cuts_is_named():
     h = np.array([[px, 0, 10], [0, px, 10], [0, 0, 1]])  # cell units -> photo pixels
     cy = 10 + g.COIN_Y * px
     inside = (round(cy + 0.3 * px) + 5, 2000)  # (height, width): the strips fit
-    assert pipeline.coins_cut(h, inside, g.COIN_COUNT) == ()
+    assert coin_doubts.coins_cut(h, inside, g.COIN_COUNT) == ()
     through = (round(cy + 0.15 * px), 2000)  # the bottom edge between centre and strip
-    assert pipeline.coins_in_photo(h, through) == g.COIN_COUNT
-    assert pipeline.coins_cut(h, through, g.COIN_COUNT) == tuple(range(g.COIN_COUNT))
+    assert coins_in_photo(h, through) == g.COIN_COUNT
+    assert coin_doubts.coins_cut(h, through, g.COIN_COUNT) == tuple(range(g.COIN_COUNT))
     x8 = 10 + g.coin_center(8)[0] * px  # the right edge just right of coin 8's centre
-    assert pipeline.coins_cut(h, (2000, round(x8 + 0.1 * px)), 9) == (8,)
+    assert coin_doubts.coins_cut(h, (2000, round(x8 + 0.1 * px)), 9) == (8,)
 
 
 def test_a_count_calling_a_cut_coin_marked_is_uncertain_and_says_why(monkeypatch):
@@ -234,7 +235,7 @@ def test_a_count_calling_a_cut_coin_marked_is_uncertain_and_says_why(monkeypatch
     photo's edge, the count would stand, unsure, with a note naming the coin."""
     monkeypatch.setattr(pipeline, "coins_cut", lambda h, shape, visible: (0,))
     scan = scan_photo(SAMPLE_PHOTO)
-    assert scan.coins == 7 and scan.coin_confidence <= pipeline.DOUBTED_COUNT_CONFIDENCE
+    assert scan.coins == 7 and scan.coin_confidence <= coin_doubts.DOUBTED_COUNT_CONFIDENCE
     notes = sheet_from_scan(scan).notes
     assert any("coin 1 is cut by the photo's edge" in note for note in notes)
     assert any(note.endswith("(set the count by hand: coins=N)") for note in notes)
