@@ -138,7 +138,7 @@ def read_photo(
 
     ``side`` is "A", "B" or None (detect); ``decoded``, the photo's decoding started
     by :class:`DecodeAhead`. Scanner errors pass through, and
-    :class:`app.two_sheets.TwoSheets` when a second sheet is in the picture.
+    :class:`scanner.two_sheets.TwoSheets` when a second sheet is in the picture.
     """
     return scan_and_read_photo(path, side=side, decoded=decoded)[0]
 
@@ -147,8 +147,8 @@ def scan_and_read_photo(
     path: str | Path, *, side: str | None = None, decoded: Future | None = None
 ) -> tuple[Sheet, object]:
     """:func:`read_photo` that also returns the canonical view (for overlays)."""
-    from app.two_sheets import check_one_sheet  # lazy: pulls in cv2/onnxruntime
-    from scanner.pipeline import scan_photo, set_overlap, sheet_from_scan
+    from scanner.pipeline import scan_photo, set_overlap, sheet_from_scan  # lazy: cv2...
+    from scanner.two_sheets import check_one_sheet
 
     set_overlap(_overlap)
     photo = decoded.result() if decoded is not None else None  # its errors raise here

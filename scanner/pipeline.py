@@ -346,10 +346,15 @@ def read_photo(path: str | Path, side: str = "auto") -> Sheet:
     ------
     NotAnImage, ImageTooLarge, SheetNotFound
         As :func:`scan_photo`.
+    TwoSheets
+        A second sheet's grid is in the photo (:mod:`scanner.two_sheets`).
     ClassifierUnavailable
         The cell model could not be loaded.
     """
+    from scanner.two_sheets import check_one_sheet
+
     scan = scan_photo(path, side)
+    check_one_sheet(scan)
     return sheet_from_scan(scan)
 
 

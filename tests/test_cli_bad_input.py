@@ -191,13 +191,19 @@ def test_two_sheets_in_one_photo_are_refused(tmp_path):
     assert res.stderr.strip() == (
         f"error: {path}: two map sheets in the photo; photograph one sheet at a time"
     )
+    # The scanner's own reader refuses it too, as the command does.
+    from scanner.pipeline import read_photo
+    from scanner.two_sheets import TwoSheets
+
+    with pytest.raises(TwoSheets):
+        read_photo(path)
 
 
 def _page_on_table(seed: int, angle: float, shift: tuple[int, int], size=(1800, 2000)):
     """A rendered sheet's paper alone (its page outline from the drawn lattice), turned by
     ``angle`` degrees and moved by ``shift`` on a ``size`` canvas: (image, mask, truth)."""
-    from app.two_sheets import page_outline
     from models.synth import make_photo
+    from scanner.two_sheets import page_outline
 
     img, truth = make_photo(seed, "clean")
     lattice = np.float64(truth["lattice"])
