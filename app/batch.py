@@ -228,10 +228,11 @@ def still_current(row: dict, job: Job) -> bool:
     A map file is scored again here and its row compared, so whatever changed (the
     file, its header, the cards, the side given, what is set by hand) is seen. A photo
     takes a second or so to read again, not milliseconds, so its row is compared on
-    what scored it: what is set for it by hand (:func:`app.corrections.fixes_text`), the side given
-    (``--side``, its ``[set]``, the settings file's), the cards given (``--cards``, the
-    settings file's) and the file's time (:func:`app.results.file_stamp`). A row of a
-    version before a column passes on that column.
+    what scored it: what is set for it by hand (:func:`app.corrections.fixes_text`),
+    the side given (``--side``, its ``[set]``, the settings file's), the cards given
+    (``--cards``, the settings file's) and the file's time
+    (:func:`app.results.file_stamp`). A row of a version before a column passes on
+    that column.
     """
     from app.corrections import fixes_text
 
