@@ -18,7 +18,6 @@ sheets by their path from the settings file's folder, with what ``score --set`` 
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from app.corrections import BadCorrection, Fixes, parse_corrections
+from app.results import sheet_key
 from scoring.cards import UnknownCard, find_card
 from scoring.game import EDICTS
 
@@ -44,7 +44,8 @@ class BadConfig(ValueError):
 @dataclass(frozen=True)
 class Settings:
     """What a settings file fixes: cards by edict (ids), side ("A", "B" or None = detect),
-    and what is set by hand per sheet (``[set]``, keyed by the sheet's resolved path)."""
+    and what is set by hand per sheet (``[set]``, keyed by
+    :func:`app.results.sheet_key`, as batch knows its sheets)."""
 
     source: str
     cards: dict[str, str] | None = None
@@ -53,7 +54,7 @@ class Settings:
 
     def fixes_for(self, sheet: str | Path) -> Fixes:
         """What is set by hand for one sheet (empty when the file names none)."""
-        return self.fixes.get(os.path.realpath(sheet), {})
+        return self.fixes.get(sheet_key(sheet), {})
 
 
 def load_settings(path: str | Path) -> Settings:
@@ -92,7 +93,7 @@ def _fixes(name: str, folder: Path, value: object) -> dict[str, Fixes]:
         if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
             raise BadConfig(f'{name}: [set] "{sheet}": give "C3=F,E7=T" or a list of them')
         try:
-            out[os.path.realpath(folder / sheet)] = parse_corrections(items, f'[set] "{sheet}"')
+            out[sheet_key(folder / sheet)] = parse_corrections(items, f'[set] "{sheet}"')
         except BadCorrection as err:
             raise BadConfig(f"{name}: {err}") from None
     return out

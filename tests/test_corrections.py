@@ -427,3 +427,19 @@ def test_read_applies_the_settings_file_as_score_does(tmp_path):
     assert "; set by hand: J6 F (read T)" in read_t1 and "\ncoins: 3\n" in read_t1
     read_t2 = (d / "t2.txt").read_text()
     assert "; set by hand: side B" in read_t2 and "\nside: B\n" in read_t2
+
+
+def test_a_set_for_a_pdf_page_reaches_it_by_its_link_or_its_file(tmp_path):
+    """[set] names a sheet as batch knows it (app.results.sheet_key): a page of a PDF
+    named through a link is the same page of the file the link leads to."""
+    from app.config import load_settings
+
+    (tmp_path / "scans").mkdir()
+    real = tmp_path / "scans" / "feeder.pdf"
+    real.write_bytes(b"%PDF-1.7\n")
+    (tmp_path / "round.pdf").symlink_to(real)
+    (tmp_path / "cartoscore.toml").write_text('[set]\n"round.pdf#page=2" = "coins=3"\n')
+    settings = load_settings(tmp_path / "cartoscore.toml")
+    assert settings.fixes_for(f"{real}#page=2") == {"coins": 3}
+    assert settings.fixes_for(str(tmp_path / "round.pdf") + "#page=2") == {"coins": 3}
+    assert settings.fixes_for(f"{real}#page=1") == {}
