@@ -129,11 +129,14 @@ def _for_input(path: Path, settings: Settings | None, given: dict, side: str | N
 
 def _load(path: Path, plan: ForInput, **options):
     """The input read as ``plan`` says (its side, the settings file's side), with what
-    is set by hand for it applied (BadCorrection on a printed space); ``options`` go to
+    is set by hand for it applied (BadCorrection on a printed space) and, unless a map
+    file's header named its cards, the nearby settings file's; ``options`` go to
     :func:`app.inputs.load_input`."""
     from app.inputs import load_input
 
     item = load_input(path, side=plan.side, default_side=plan.default_side, **options)
+    if item.cards is None and plan.default_cards is not None:
+        item = replace(item, cards=plan.default_cards)
     if not plan.fixes:
         return item
     from app.corrections import apply_corrections
@@ -250,8 +253,6 @@ def score(
                     decoded=decoded,
                     read_cards=deal is None,  # --cards wins over a header: unread
                 )
-                if item.cards is None and plan.default_cards is not None:
-                    item = replace(item, cards=plan.default_cards)
                 loaded.append((str(path), item, None))
             except errors as err:
                 if debug:
