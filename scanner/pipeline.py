@@ -124,6 +124,8 @@ class Scan:
     cells: Future | None = field(default=None, repr=False, compare=False)
     #: The photo shows the sheet mirrored (read flipped back).
     mirrored: bool = False
+    #: libjpeg's complaint about the photo's data (:attr:`scanner.load.Photo.damage`).
+    damage: str | None = None
 
 
 def scan_photo(
@@ -224,7 +226,10 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     if best is None:
         raise SheetNotFound(
             photo.source,
-            "no map sheet found (no 11x11 grid with a frame)",
+            f"the image data is corrupt ({photo.damage}) and no map sheet was found in what"
+            " it shows: copy the photo from the phone again"
+            if photo.damage
+            else "no map sheet found (no 11x11 grid with a frame)",
             tried={"image": image, "candidates": detection.candidates},
         )
     if best.lattice is None:
@@ -279,6 +284,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         debug=_debug(photo, detection, orientation, coins, h_work, lattice_work, cut),
         cells=cells,
         mirrored=orientation.mirrored,
+        damage=photo.damage,
     )
 
 
@@ -414,6 +420,12 @@ def sheet_from_scan(scan: Scan) -> Sheet:
         notes.append(
             f"the grid was found unsurely (fit {shown(scan.fit)}): compare the map with the"
             " photo (--overlay), or photograph the whole sheet again, closer"
+        )
+    if scan.damage:
+        notes.append(
+            f"the photo's data is corrupt ({scan.damage}): part of the picture may be"
+            " garbled; compare the map with the photo (--overlay), or copy the photo from"
+            " the phone again"
         )
     if scan.mirrored:
         notes.append(
