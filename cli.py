@@ -16,7 +16,27 @@ from rich.console import Console
 if TYPE_CHECKING:
     from app.config import Settings
 
+
+class _BareHelp:
+    """A --help line showing no value to give (typer 0.29 shows "<bool>" beside it)."""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class _Command(_BareHelp, typer.core.TyperCommand):
+    pass
+
+
+class _Group(_BareHelp, typer.core.TyperGroup):
+    pass
+
+
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # an internal error must not dump image arrays
@@ -179,32 +199,55 @@ def _coins_for(override: list[int] | None, sheet_coins: int | None) -> int | lis
     return sheet_coins or 0
 
 
-@app.command()
+@app.command(cls=_Command)
 def score(
     inputs: list[Path] = typer.Argument(
         ..., help="Photos or map files (.txt/.map/.json).", readable=False
     ),
-    cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
+    cards: str = typer.Option(
+        None, "--cards", metavar="A,B,C,D", help="Cards under edicts A,B,C,D (ids or names)."
+    ),
     cards_file: Path = typer.Option(
-        None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
+        None,
+        "--cards-file",
+        metavar="FILE",
+        help="TOML file with the cards (default: cartoscore.toml nearby).",
     ),
-    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
-    coins: str = typer.Option(None, "--coins", help="Marked coins (N, or a,b,c,d per season)."),
+    side: str = typer.Option(
+        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
+    ),
+    coins: str = typer.Option(
+        None, "--coins", metavar="N|a,b,c,d", help="Marked coins (N, or a,b,c,d per season)."
+    ),
     per_season: bool = typer.Option(
-        False, "--per-season", help="Inputs are the sheet at the end of each season, in order."
+        False,
+        "--per-season",
+        metavar="",
+        help="Inputs are the sheet at the end of each season, in order.",
     ),
-    as_json: bool = typer.Option(False, "--json", help="JSON Lines, one object per input."),
-    lang: str = typer.Option("en", "--lang", help="Language: en, it, fr, es, zh."),
+    as_json: bool = typer.Option(
+        False, "--json", metavar="", help="JSON Lines, one object per input."
+    ),
+    lang: str = typer.Option("en", "--lang", metavar="CODE", help="Language: en, it, fr, es, zh."),
     overlay: Path = typer.Option(
-        None, "--overlay", help="Write the annotated sheet (PNG/JPEG); several inputs: PATH-<name>."
+        None,
+        "--overlay",
+        metavar="FILE",
+        help="Write the annotated sheet (PNG/JPEG); several inputs: FILE-<name>.",
     ),
     explain: str = typer.Option(
-        None, "--explain", help="With --overlay: draw what earned this card's points (A-D or card)."
+        None,
+        "--explain",
+        metavar="CARD",
+        help="With --overlay: draw what earned this card's points (A-D or card).",
     ),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed inputs."),
+    debug: bool = typer.Option(
+        False, "--debug", metavar="", help="Show tracebacks of failed inputs."
+    ),
     set_cells: list[str] = typer.Option(
         None,
         "--set",
+        metavar="SPACE=TERRAIN",
         help="Set by hand: C3=F, C3=farm,E7=., coins=5 or side=B (several inputs: 2:C3=F).",
     ),
 ) -> None:
@@ -476,25 +519,39 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -
     return failed
 
 
-@app.command()
+@app.command(cls=_Command)
 def batch(
     ctx: typer.Context,
     inputs: list[Path] = typer.Argument(
         ..., help="Directories (searched recursively) or files.", readable=False
     ),
-    cards: str = typer.Option(None, "--cards", help="Cards under edicts A,B,C,D (ids or names)."),
+    cards: str = typer.Option(
+        None, "--cards", metavar="A,B,C,D", help="Cards under edicts A,B,C,D (ids or names)."
+    ),
     cards_file: Path = typer.Option(
-        None, "--cards-file", help="TOML file with the cards (default: cartoscore.toml nearby)."
+        None,
+        "--cards-file",
+        metavar="FILE",
+        help="TOML file with the cards (default: cartoscore.toml nearby).",
     ),
     out: Path = typer.Option(
-        Path("results.csv"), "--out", help="Results: CSV, or JSON Lines for .jsonl (appended)."
+        Path("results.csv"),
+        "--out",
+        metavar="FILE",
+        help="Results: CSV, or JSON Lines for .jsonl (appended).",
     ),
     workers: int = typer.Option(
-        None, "--workers", help="Worker processes (default: CPU count; 0 = no pool)."
+        None, "--workers", metavar="N", help="Worker processes (default: CPU count; 0 = no pool)."
     ),
-    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
-    html: Path = typer.Option(None, "--html", help="Also write an HTML report with overlays."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of failed sheets."),
+    side: str = typer.Option(
+        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
+    ),
+    html: Path = typer.Option(
+        None, "--html", metavar="FILE", help="Also write an HTML report with overlays."
+    ),
+    debug: bool = typer.Option(
+        False, "--debug", metavar="", help="Show tracebacks of failed sheets."
+    ),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
     from app.batch import Job, still_current
@@ -616,9 +673,11 @@ def _stop_on_signals() -> None:
             signal.signal(getattr(signal, name), interrupt)
 
 
-@app.command("cards")
+@app.command("cards", cls=_Command)
 def list_cards(
-    lang: str = typer.Option("en", "--lang", help="Language of card names: en, it, fr, es, zh."),
+    lang: str = typer.Option(
+        "en", "--lang", metavar="CODE", help="Language of card names: en, it, fr, es, zh."
+    ),
 ) -> None:
     """List the 16 scoring cards with their rules and solo values."""
     from scoring.cards import CARDS
@@ -634,23 +693,30 @@ def list_cards(
         console.print(f"      {card.rule}")
 
 
-@app.command()
+@app.command(cls=_Command)
 def read(
     photo: Path = typer.Argument(..., help="A photo of a map sheet.", readable=False),
-    side: str = typer.Option("auto", "--side", help="Printed side: auto, A or B."),
-    overlay: Path = typer.Option(
-        None, "--overlay", help="Also write the sheet with each cell's reading (PNG/JPEG)."
+    side: str = typer.Option(
+        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
     ),
-    debug: bool = typer.Option(False, "--debug", help="Show the traceback on failure."),
+    overlay: Path = typer.Option(
+        None,
+        "--overlay",
+        metavar="FILE",
+        help="Also write the sheet with each cell's reading (PNG/JPEG).",
+    ),
+    debug: bool = typer.Option(False, "--debug", metavar="", help="Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
         None,
         "--set",
+        metavar="SPACE=TERRAIN",
         help="Set by hand: spaces C3=F, C3=farm,E7=., the coins (coins=5) or the side (side=B).",
     ),
     cards_file: Path = typer.Option(
         None,
         "--cards-file",
-        help="TOML settings: its side and [set] apply (default: cartoscore.toml nearby).",
+        metavar="FILE",
+        help="TOML settings: its side and \\[set] apply (default: cartoscore.toml nearby).",
     ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
@@ -696,14 +762,19 @@ def read(
         _err(f"overlay written to {overlay}")
 
 
-@app.command()
+@app.command(cls=_Command)
 def synth(
-    out: Path = typer.Option(..., "--out", help="Output directory."),
-    n: int = typer.Option(100, "--n", help="Number of sheets to render."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
-    difficulty: str = typer.Option("mixed", "--difficulty", help="clean, normal, hard or mixed."),
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="Output directory."),
+    n: int = typer.Option(100, "--n", metavar="N", help="Number of sheets to render."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Random seed."),
+    difficulty: str = typer.Option(
+        "mixed", "--difficulty", metavar="LEVEL", help="clean, normal, hard or mixed."
+    ),
     cells: bool = typer.Option(
-        False, "--cells", help="Write each sheet's cell crops and labels instead of photos."
+        False,
+        "--cells",
+        metavar="",
+        help="Write each sheet's cell crops and labels instead of photos.",
     ),
 ) -> None:
     """Render synthetic photos of filled-in sheets (training and test data)."""

@@ -467,3 +467,17 @@ def test_too_few_coins_for_surrounded_mountains_is_noted():
     ]
     [obj] = json_lines(run("score", wastelands, "--json").stdout)
     assert obj["notes"] == []
+
+
+@pytest.mark.parametrize("command", [[], ["score"], ["batch"], ["read"], ["cards"], ["synth"]])
+def test_help_names_what_each_option_takes(command):
+    """Each option's value has a name (a flag shows none), and help text keeps its
+    brackets: rich markup once ate read's "[set]"."""
+    res = run(*command, "--help")
+    assert res.exit_code == 0
+    assert "<bool>" not in res.stdout and "<str>" not in res.stdout
+    assert "<path>" not in res.stdout.split("Options")[-1]
+    if command == ["read"]:
+        assert "its side and [set] apply" in " ".join(
+            part.strip(" │") for part in res.stdout.splitlines()
+        )
