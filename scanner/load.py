@@ -142,19 +142,17 @@ _REDUCED = {
 
 
 def _fast_jpeg(path: Path, factor: int) -> tuple[np.ndarray | None, str | None]:
-    """BGR pixels of a complete JPEG file at 1/``factor`` scale, as stored (no EXIF turn),
-    and libjpeg's complaint about its data (None when it has none).
+    """BGR pixels of a JPEG file at 1/``factor`` scale, as stored (no EXIF turn), and
+    libjpeg's complaint about its data (None when it has none).
 
-    The image is None when the file does not end with the end-of-image marker
-    (truncated, or data appended after the picture, as some phones do) or cannot be
-    decoded here: Pillow then decodes it and says what is wrong. A file whose data
-    libjpeg finds corrupt is decoded anyway, as far as it goes (a damaged strip may
-    spare the sheet), and the complaint says so. OpenCV decodes the few files the
-    TurboJPEG API refuses (unusual chroma sampling), as it did all of them before.
+    Data after the picture (a motion photo's movie, as some phones append) is ignored.
+    A file whose data libjpeg finds corrupt is decoded anyway, as far as it goes (a
+    damaged strip may spare the sheet), and the complaint says so. The image is None
+    for a file cut short, or one that cannot be decoded here: Pillow then decodes it
+    and says what is wrong. OpenCV decodes the few complete files the TurboJPEG API
+    refuses (unusual chroma sampling), as it did all of them before.
     """
     data = path.read_bytes()
-    if data[-2:] != b"\xff\xd9":
-        return None, None
     try:
         height, width, _, _ = simplejpeg.decode_jpeg_header(data)
     except ValueError:
@@ -163,6 +161,8 @@ def _fast_jpeg(path: Path, factor: int) -> tuple[np.ndarray | None, str | None]:
     try:  # (min_factor alone does not scale: the sizes do)
         return simplejpeg.decode_jpeg(data, "BGR", strict=True, **size), None
     except ValueError as e:
+        if str(e) == _CUT_SHORT:
+            return None, None
         damage = str(e).removeprefix("Corrupt JPEG data: ")
     try:
         return simplejpeg.decode_jpeg(data, "BGR", strict=False, **size), damage
@@ -170,7 +170,14 @@ def _fast_jpeg(path: Path, factor: int) -> tuple[np.ndarray | None, str | None]:
         return _cv2_jpeg(data, factor), damage
 
 
+#: libjpeg's warning for data that stops before the end-of-image marker.
+_CUT_SHORT = "Premature end of JPEG file"
+
+
 def _cv2_jpeg(data: bytes, factor: int) -> np.ndarray | None:
+    """OpenCV's decode of a complete file (it fills a truncated one with grey: None)."""
+    if data[-2:] != b"\xff\xd9":
+        return None
     flags = _REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION
     return cv2.imdecode(np.frombuffer(data, np.uint8), flags)
 

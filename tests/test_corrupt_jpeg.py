@@ -72,6 +72,18 @@ def test_damaged_data_is_decoded_and_named(damaged, name, capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_a_motion_photo_is_read_past_its_movie(damaged, tmp_path):
+    """Phones append a motion photo's movie after the picture: the picture reads as the
+    photo alone does, and damage in it is still told."""
+    movie = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 40
+    sound, hurt = tmp_path / "motion.jpg", tmp_path / "motion-hurt.jpg"
+    sound.write_bytes(SAMPLE.read_bytes() + movie)
+    hurt.write_bytes(damaged["end.jpg"].read_bytes() + movie)
+    photo = load_photo(sound)
+    assert photo.damage is None and np.array_equal(photo.image, load_photo(SAMPLE).image)
+    assert load_photo(hurt).damage == load_photo(damaged["end.jpg"]).damage is not None
+
+
 def test_a_sheet_lost_to_damage_is_called_corrupt_not_missing(damaged):
     res = run("score", str(damaged["middle.jpg"]), "--cards", DEAL)
     assert res.exit_code == 1
