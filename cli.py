@@ -68,14 +68,15 @@ def _parse_cards(text: str | None) -> dict[str, str] | None:
     """``--cards A,B,C,D`` -> edict -> card id; exit 2 on unknown cards."""
     if text is None:
         return None
-    from scoring.cards import UnknownCard, find_card
-    from scoring.game import EDICTS
+    from scoring.cards import UnknownCard
+    from scoring.game import BadDeal, deal
 
-    names = [n.strip() for n in text.split(",")]
-    if len(names) != 4 or not all(names):
-        raise _usage(f"--cards takes 4 cards separated by commas (edicts A-D), got {text!r}")
     try:
-        return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+        return deal(text)
+    except BadDeal:
+        raise _usage(
+            f"--cards takes 4 cards separated by commas (edicts A-D), got {text!r}"
+        ) from None
     except UnknownCard as err:
         raise _usage(str(err)) from None
 

@@ -29,8 +29,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from app.corrections import BadCorrection, Fixes, parse_corrections
 from app.results import sheet_key
-from scoring.cards import UnknownCard, find_card
-from scoring.game import EDICTS
+from scoring.cards import UnknownCard
+from scoring.game import BadDeal, by_edict, deal
 
 CONFIG_NAME = "cartoscore.toml"
 #: The problem of a sheet scored with no cards from anywhere (``score`` and ``batch``).
@@ -103,17 +103,16 @@ def _cards(name: str, value: object) -> dict[str, str] | None:
     if value is None:
         return None
     if isinstance(value, dict):
-        if sorted(k.upper() for k in value) != list(EDICTS):
-            raise BadConfig(f"{name}: [cards] needs the keys A, B, C, D")
-        names = [value[k] for k in sorted(value, key=str.upper)]
-    elif isinstance(value, list):
-        names = value
-    else:
+        try:
+            value = by_edict(value)
+        except BadDeal:
+            raise BadConfig(f"{name}: [cards] needs the keys A, B, C, D") from None
+    elif not isinstance(value, list):
         raise BadConfig(f"{name}: cards must be a list of 4 cards or a table A..D")
-    if len(names) != len(EDICTS) or not all(isinstance(n, str) for n in names):
-        raise BadConfig(f"{name}: cards must name 4 cards (edicts A-D), got {names!r}")
     try:
-        return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+        return deal(value)
+    except BadDeal:
+        raise BadConfig(f"{name}: cards must name 4 cards (edicts A-D), got {value!r}") from None
     except UnknownCard as err:
         raise BadConfig(f"{name}: {err}") from None
 

@@ -118,16 +118,38 @@ class GameResult:
     """True when all the seasons were scored on a single (final) map."""
 
 
-def resolve_cards(cards: Mapping[str, str]) -> dict[str, str]:
-    """Edict letter -> card id, checking all four edicts are given.
+class BadDeal(ValueError):
+    """Not four cards, one under each edict A-D."""
 
-    Raises :class:`scoring.cards.UnknownCard` for a name that is no card and
-    ValueError for missing or extra edicts.
+
+def deal(cards: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    """The four cards under edicts A-D, by name or id -> edict letter -> card id.
+
+    ``cards`` is a text of four separated by commas (``--cards``, a ``cards:`` header),
+    four in edict order, or a mapping by edict letter in any case (a ``[cards]`` table).
+    Raises :class:`BadDeal` when that is not four cards, one under each edict (a blank
+    name in a text is none), and :class:`scoring.cards.UnknownCard` for a name that is
+    no card. Each caller says the first in its own words.
     """
-    keys = {k.upper() for k in cards}
-    if keys != set(EDICTS):
-        raise ValueError(f"cards must be given for edicts A, B, C, D; got {sorted(cards)}")
-    return {k.upper(): find_card(v).id for k, v in cards.items()}
+    if isinstance(cards, Mapping):
+        names = by_edict(cards)
+    elif isinstance(cards, str):
+        names = [n.strip() for n in cards.split(",")]
+    else:
+        names = list(cards)
+    blank = isinstance(cards, str) and not all(names)
+    if blank or len(names) != len(EDICTS) or not all(isinstance(n, str) for n in names):
+        raise BadDeal(f"give 4 cards (edicts A-D), got {cards!r}")
+    return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+
+
+def by_edict(cards: Mapping[str, object]) -> list:
+    """The values of a mapping keyed by the edicts A-D (in any case, each once), in
+    edict order; :class:`BadDeal` for any other keys."""
+    upper = {k.upper(): v for k, v in cards.items()}
+    if len(upper) != len(cards) or set(upper) != set(EDICTS):
+        raise BadDeal(f"cards must be given for edicts A, B, C, D; got {sorted(cards)}")
+    return [upper[e] for e in EDICTS]
 
 
 def deal_warnings(cards: Mapping[str, str]) -> list[str]:
@@ -174,7 +196,7 @@ def score_game(
         per_season = len(maps) == 4
     if not 1 <= len(maps) <= 4:
         raise ValueError(f"give 1 to 4 maps, not {len(maps)}")
-    ids = resolve_cards(cards)
+    ids = deal(cards)
     n_seasons = len(maps) if per_season else 4
     season_maps = list(maps) if per_season else [maps[0]] * 4
     numbers = list(range(n_seasons))

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.board import MOUNTAIN, SYMBOLS, WASTELAND, BadMap, Map
-from scoring.cards import UnknownCard, find_card
-from scoring.game import COIN_TRACK, EDICTS
+from scoring.cards import UnknownCard
+from scoring.game import COIN_TRACK, EDICTS, BadDeal, by_edict, deal
 from scoring.layouts import LAYOUTS, ROW_LETTERS, SIZE, Layout
 
 
@@ -67,13 +67,12 @@ def _infer_layout(rows: list[str], layouts: Mapping[str, Layout]) -> Layout:
 
 
 def _parse_cards(text: str) -> dict[str, str]:
-    names = [n.strip() for n in text.split(",")]
-    if len(names) != len(EDICTS) or not all(names):
+    try:
+        return deal(text)
+    except BadDeal:
         raise BadMapFile(
             f"cards: give 4 cards separated by commas (edicts A-D), got {_shown(text)}"
-        )
-    try:
-        return {e: find_card(n).id for e, n in zip(EDICTS, names, strict=True)}
+        ) from None
     except UnknownCard as err:
         raise BadMapFile(f"cards: {err}") from None
 
@@ -217,12 +216,15 @@ def parse_json(
     coins = None if data.get("coins") is None else _parse_coins(data["coins"])
     cards = None
     raw_cards = data.get("cards") if read_cards else None
+    if isinstance(raw_cards, dict):
+        try:
+            raw_cards = by_edict(raw_cards)
+        except BadDeal:
+            raise BadMapFile(
+                f"cards: expected edicts A, B, C, D, got {sorted(raw_cards)}"
+            ) from None
     if isinstance(raw_cards, list):
         cards = _parse_cards(",".join(str(c) for c in raw_cards))
-    elif isinstance(raw_cards, dict):
-        if {k.upper() for k in raw_cards} != set(EDICTS):
-            raise BadMapFile(f"cards: expected edicts A, B, C, D, got {sorted(raw_cards)}")
-        cards = _parse_cards(",".join(str(raw_cards[k]) for k in sorted(raw_cards, key=str.upper)))
     elif raw_cards is not None:
         raise BadMapFile('"cards" must be an object {"A": ..., "D": ...} or a list of 4')
     json_side = data.get("side")
