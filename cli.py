@@ -166,14 +166,12 @@ def _load(path: Path, plan: ForInput, **options):
 
 
 def _check_side(side: str) -> str | None:
-    key = side.strip()
-    if key.lower() == "auto":
-        return None
-    from scoring.layouts import LAYOUTS
+    from scoring.layouts import LAYOUTS, parse_side
 
-    if key.upper() not in LAYOUTS:
-        raise _usage(f"--side takes auto, {', '.join(LAYOUTS)}; got {side!r}")
-    return key.upper()
+    try:
+        return parse_side(side.strip())
+    except ValueError:
+        raise _usage(f"--side takes auto, {', '.join(LAYOUTS)}; got {side!r}") from None
 
 
 def _check_lang(lang: str) -> str:

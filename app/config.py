@@ -31,6 +31,7 @@ from app.corrections import BadCorrection, Fixes, parse_corrections
 from app.results import sheet_key
 from scoring.cards import UnknownCard
 from scoring.game import BadDeal, by_edict, deal
+from scoring.layouts import parse_side
 
 CONFIG_NAME = "cartoscore.toml"
 #: The problem of a sheet scored with no cards from anywhere (``score`` and ``batch``).
@@ -118,11 +119,15 @@ def _cards(name: str, value: object) -> dict[str, str] | None:
 
 
 def _side(name: str, value: object) -> str | None:
-    if value is None or (isinstance(value, str) and value.lower() == "auto"):
+    if value is None:
         return None
-    if not isinstance(value, str) or value.upper() not in ("A", "B"):
-        raise BadConfig(f"{name}: side must be auto, A or B, got {value!r}")
-    return value.upper()
+    problem = BadConfig(f"{name}: side must be auto, A or B, got {value!r}")
+    if not isinstance(value, str):
+        raise problem
+    try:
+        return parse_side(value)
+    except ValueError:
+        raise problem from None
 
 
 def find_settings(input_path: str | Path, cwd: str | Path | None = None) -> Path | None:

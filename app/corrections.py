@@ -15,7 +15,7 @@ from dataclasses import replace
 from scanner.sheet import COINS, Correction, Sheet
 from scoring.board import DRAWN, EMPTY, MOUNTAIN, TERRAIN_NAMES
 from scoring.game import COIN_TRACK
-from scoring.layouts import LAYOUTS, Space, parse_space, space_name
+from scoring.layouts import LAYOUTS, Space, parse_side, parse_space, space_name
 
 #: What a space may be set to: a drawn terrain or empty, by symbol or by name.
 SETTABLE = {sym: sym for sym in DRAWN + EMPTY} | {TERRAIN_NAMES[sym]: sym for sym in DRAWN + EMPTY}
@@ -85,9 +85,10 @@ def corrections_by_input(values: list[str] | None, n_inputs: int) -> dict[int, F
 
 def _parse_item(name: str, given: str, where: str) -> tuple[Space | str, str | int]:
     if name.lower() == SIDE:
-        if given.upper() not in LAYOUTS:
-            raise BadCorrection(f"{where}: side must be {' or '.join(LAYOUTS)}")
-        return SIDE, given.upper()
+        try:
+            return SIDE, parse_side(given, auto=False)
+        except ValueError:
+            raise BadCorrection(f"{where}: side must be {' or '.join(LAYOUTS)}") from None
     if name.lower() == COINS:
         if not given.isdigit() or int(given) > COIN_TRACK:
             raise BadCorrection(f"{where}: coins must be a number from 0 to {COIN_TRACK}")

@@ -5,6 +5,7 @@ Coordinates are ``(row, col)``, 0-based, row 0 at the top (RULES.md §1).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 SIZE = 11
@@ -82,3 +83,16 @@ SIDE_B = custom_layout(
     wasteland=["D6", "E5", "E6", "F5", "F6", "F7", "G6"],
 )
 LAYOUTS: dict[str, Layout] = {"A": SIDE_A, "B": SIDE_B}
+
+
+def parse_side(
+    text: str, layouts: Mapping[str, Layout] = LAYOUTS, *, auto: bool = True
+) -> str | None:
+    """A printed side as given (``a``, ``B``) -> its name in ``layouts``; with ``auto``,
+    ``auto`` (in any case) -> None, to detect it. Raises ValueError for anything else;
+    each caller says so in its own words."""
+    if auto and text.lower() == "auto":
+        return None
+    if text.upper() not in layouts:
+        raise ValueError(f"unknown side {text!r} (expected {', '.join(layouts)})")
+    return text.upper()

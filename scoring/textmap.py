@@ -28,7 +28,7 @@ from pathlib import Path
 from scoring.board import MOUNTAIN, SYMBOLS, WASTELAND, BadMap, Map
 from scoring.cards import UnknownCard
 from scoring.game import COIN_TRACK, EDICTS, BadDeal, by_edict, deal
-from scoring.layouts import LAYOUTS, ROW_LETTERS, SIZE, Layout
+from scoring.layouts import LAYOUTS, ROW_LETTERS, SIZE, Layout, parse_side
 
 
 class BadMapFile(ValueError):
@@ -117,10 +117,12 @@ def _build_map(rows: list[str], side: str | None, layouts: Mapping[str, Layout])
     if side is None:
         layout = _infer_layout(rows, layouts)
     else:
-        key = side.strip().upper()
-        if key not in layouts:
-            raise BadMapFile(f"side: unknown side {_shown(side)} (expected {', '.join(layouts)})")
-        layout = layouts[key]
+        try:
+            layout = layouts[parse_side(side.strip(), layouts, auto=False)]
+        except ValueError:
+            raise BadMapFile(
+                f"side: unknown side {_shown(side)} (expected {', '.join(layouts)})"
+            ) from None
     try:
         return Map(tuple(rows), layout)
     except BadMap as err:
