@@ -176,12 +176,12 @@ def _check_side(side: str) -> str | None:
 
 def _check_lang(lang: str) -> str:
     """``--lang``, in any case (``IT``, as ``--side a``); exit 2 for an unknown one."""
-    from scoring.i18n import LANGS
+    from scoring.i18n import LANGS, check_lang
 
-    key = lang.strip().lower()
-    if key not in LANGS:
-        raise _usage(f"--lang takes one of {', '.join(LANGS)}; got {lang!r}")
-    return key
+    try:
+        return check_lang(lang.strip().lower())
+    except ValueError:
+        raise _usage(f"--lang takes one of {', '.join(LANGS)}; got {lang!r}") from None
 
 
 def _warn_deal(cards: dict[str, str], where: str = "") -> None:
@@ -191,11 +191,16 @@ def _warn_deal(cards: dict[str, str], where: str = "") -> None:
         _err(f"warning: {where}{warning}")
 
 
-def _coins_for(override: list[int] | None, sheet_coins: int | None) -> int | list[int]:
-    """--coins (one number, or one per season) wins over the sheet's own count, else 0."""
-    if override is not None:
-        return override[0] if len(override) == 1 else override
-    return sheet_coins or 0
+def _coins_for(
+    override: list[int] | None, sheet_coins: int | None, season: int | None = None
+) -> int | list[int]:
+    """--coins (one number, or one per season) wins over the sheet's own count, else 0;
+    with ``season`` (0 spring .. 3 winter: the sheet is that season's), its one count."""
+    if override is None:
+        return sheet_coins or 0
+    if len(override) == 1:
+        return override[0]
+    return override if season is None else override[season]
 
 
 @app.command(cls=_Command)
@@ -475,12 +480,7 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -
             _warn_deal(cards)
     game = None
     if good and cards is not None:
-        if coin_values is not None and len(coin_values) == 4:
-            coins = [coin_values[i] for i, _ in good]
-        elif coin_values is not None:
-            coins = [coin_values[0]] * len(good)
-        else:
-            coins = [item.sheet.coins or 0 for _, item in good]
+        coins = [_coins_for(coin_values, item.sheet.coins, i) for i, item in good]
         if len(good) < len(loaded):
             _err("warning: seasons of failed inputs are left out of the total")
         # Seasons follow input positions, so a failed input leaves its season out.
@@ -501,8 +501,7 @@ def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -
             _report_error(source, NO_CARDS, as_json)
             failed = True
             continue
-        coins_i = coins[[j for j, _ in good].index(i)]
-        on_map = score_game([item.sheet.map], cards, coins_i)
+        on_map = score_game([item.sheet.map], cards, _coins_for(coin_values, item.sheet.coins, i))
         if draw is not None:
             draw(item.sheet, item.view, on_map, i, season)  # the overlay writes English
         if as_json:
