@@ -109,13 +109,17 @@ class GameResult:
     cards: dict[str, str]
     seasons: list[SeasonResult]
     card_results: dict[str, CardResult]
-    card_points: dict[str, int]
     monsters: int
     total: int
     stars_lost_to_monsters: int
     solo: SoloResult | None
     one_map: bool
     """True when all the seasons were scored on a single (final) map."""
+
+    @property
+    def card_points(self) -> dict[str, int]:
+        """Each edict's card points on the last map given."""
+        return {e: r.points for e, r in self.card_results.items()}
 
 
 class BadDeal(ValueError):
@@ -239,7 +243,6 @@ def score_game(
         cards=ids,
         seasons=seasons,
         card_results=last_results,
-        card_points={e: r.points for e, r in last_results.items()},
         monsters=last_monsters,
         total=total,
         stars_lost_to_monsters=-sum(s.monsters for s in seasons),
