@@ -6,12 +6,14 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+
+from app.errors import INPUT_ERRORS, one_line, with_source
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -54,14 +56,6 @@ def _err(message: str) -> None:
 def _usage(message: str) -> typer.Exit:
     _err(f"error: {message}")
     return typer.Exit(EXIT_USAGE)
-
-
-def _input_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean "this input is bad": reported in one line, others go on."""
-    from scanner.errors import ScanError
-    from scoring.textmap import BadMapFile
-
-    return (BadMapFile, ScanError, ValueError, OSError)
 
 
 def _parse_cards(text: str | None) -> dict[str, str] | None:
@@ -149,20 +143,19 @@ def _for_input(path: Path, settings: Settings | None, given: dict, side: str | N
 
 
 def _load(path: Path, plan: ForInput, **options):
-    """The input read as ``plan`` says (its side, the settings file's side), with what
-    is set by hand for it applied (BadCorrection on a printed space) and, unless a map
-    file's header named its cards, the nearby settings file's; ``options`` go to
-    :func:`app.inputs.load_input`."""
-    from app.inputs import load_input
+    """The input read as ``plan`` says (:func:`app.inputs.load_with_settings`: its side,
+    the settings file's side, what is set by hand for it, the nearby settings file's
+    cards); ``options`` go to :func:`app.inputs.load_input`."""
+    from app.inputs import load_with_settings
 
-    item = load_input(path, side=plan.side, default_side=plan.default_side, **options)
-    if item.cards is None and plan.default_cards is not None:
-        item = replace(item, cards=plan.default_cards)
-    if not plan.fixes:
-        return item
-    from app.corrections import apply_corrections
-
-    return replace(item, sheet=apply_corrections(item.sheet, plan.fixes))
+    return load_with_settings(
+        path,
+        side=plan.side,
+        default_side=plan.default_side,
+        fixes=plan.fixes,
+        default_cards=plan.default_cards,
+        **options,
+    )
 
 
 def _check_side(side: str) -> str | None:
@@ -268,14 +261,7 @@ def score(
         raise _usage(f"--per-season takes 1 to 4 inputs (spring..winter), got {len(inputs)}")
     if explain is not None and overlay is None:
         raise _usage("--explain draws on the overlay: give --overlay PATH too")
-    settings = None
-    if cards_file is not None:
-        settings = _load_settings(cards_file)
-        deal = deal or settings.cards
-        if deal is None:
-            raise _usage(f"{cards_file}: no cards in this file")
-    if deal is not None:
-        _warn_deal(deal)
+    deal, settings = _with_cards_file(deal, cards_file)
     _check_overlay(overlay, explain, deal)
 
     from app.inputs import DecodeAhead, is_photo, use_second_thread, warm_up_reader
@@ -283,7 +269,6 @@ def score(
     use_second_thread()
     if any(is_photo(p) for p in inputs):
         warm_up_reader()
-    errors = _input_errors()
     console = Console(highlight=False, soft_wrap=False)
     overlays = None if overlay is None else _overlay_paths(overlay, [str(p) for p in inputs])
     loaded = []
@@ -301,10 +286,10 @@ def score(
                     read_cards=deal is None,  # --cards wins over a header: unread
                 )
                 loaded.append((str(path), item, None))
-            except errors as err:
+            except INPUT_ERRORS as err:
                 if debug:
                     traceback.print_exc()
-                loaded.append((str(path), None, _one_line(err)))
+                loaded.append((str(path), None, one_line(err)))
                 failed = True
                 if overlays is not None:
                     _write_attempts(overlays[index], err)
@@ -319,13 +304,30 @@ def score(
                 continue
             try:
                 _score_one(item, deal, coin_values, as_json, lang, console, draw, index)
-            except errors as err:
+            except INPUT_ERRORS as err:
                 if debug:
                     traceback.print_exc()
-                _report_error(source, _one_line(err), as_json)
+                _report_error(source, one_line(err), as_json)
                 failed = True
     failed |= draw is not None and draw.failed
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _with_cards_file(
+    deal: dict[str, str] | None, cards_file: Path | None
+) -> tuple[dict[str, str] | None, Settings | None]:
+    """The cards given for every input, ``--cards`` (``deal``) over ``--cards-file``'s
+    (exit 2 when that file cannot be read, or names none and no ``--cards`` is given;
+    a warning for a deal that is not one card a deck), and that file's settings."""
+    settings = None
+    if cards_file is not None:
+        settings = _load_settings(cards_file)
+        deal = deal or settings.cards
+        if deal is None:
+            raise _usage(f"{cards_file}: no cards in this file")
+    if deal is not None:
+        _warn_deal(deal)
+    return deal, settings
 
 
 def _load_settings(path: Path):
@@ -387,7 +389,7 @@ class OverlayWriter:
             edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
             write_overlay(path, draw_overlay(sheet, view, game, edict, season))
         except (UnknownExplain, OSError) as err:
-            _err(f"error: {sheet.source}: no overlay: {_one_line(err)}")
+            _err(f"error: {sheet.source}: no overlay: {one_line(err)}")
             self.failed = True
         else:
             _err(f"overlay written to {path}")
@@ -420,20 +422,15 @@ def _write_attempts(path: Path | None, err: BaseException) -> None:
     try:
         written = write_attempts(path, err)
     except OSError as e:
-        _err(f"error: {_one_line(e)}")
+        _err(f"error: {one_line(e)}")
     else:
         if written:
             _err(f"overlay of the places tried written to {path}")
 
 
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
-
-
 def _report_error(source: str, message: str, as_json: bool) -> None:
     """One line naming the input and the problem (JSON object with --json)."""
-    if not message.startswith(source):
-        message = f"{source}: {message}"
+    message = with_source(source, message)
     if as_json:
         typer.echo(json.dumps({"source": source, "error": message}, ensure_ascii=False))
     else:
@@ -443,14 +440,12 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
 def _score_one(
     item, deal, coin_values, as_json: bool, lang: str, console: Console, draw, index: int
 ) -> None:
-    from app.config import NO_CARDS
+    from app.config import pick_cards
     from app.report import render_sheet, sheet_json
     from scoring.game import score_game
 
     sheet = item.sheet
-    cards = deal or item.cards
-    if cards is None:
-        raise ValueError(f"{sheet.source}: {NO_CARDS}")
+    cards = pick_cards(sheet.source, deal, item.cards)
     if deal is None:
         _warn_deal(cards, f"{sheet.source}: ")
     game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
@@ -565,14 +560,7 @@ def batch(
 
     deal = _parse_cards(cards)
     side_key = _check_side(side)
-    settings = None
-    if cards_file is not None:
-        settings = _load_settings(cards_file)
-        deal = deal or settings.cards
-        if deal is None:
-            raise _usage(f"{cards_file}: no cards in this file")
-    if deal is not None:
-        _warn_deal(deal)
+    deal, settings = _with_cards_file(deal, cards_file)
     if workers is not None and workers < 0:
         raise _usage(f"--workers takes 0 or more, got {workers}")
     for option, path, example in (("--out", out, "results.csv"), ("--html", html, "report.html")):
@@ -584,11 +572,11 @@ def batch(
         try:
             overlay_dir.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise _usage(f"--html {html}: cannot make {overlay_dir}: {_one_line(err)}") from None
+            raise _usage(f"--html {html}: cannot make {overlay_dir}: {one_line(err)}") from None
     try:
         writer = ResultsWriter(out)  # held, locked, until the run ends
     except (BadResultsFile, OSError) as err:
-        raise _usage(_one_line(err)) from None
+        raise _usage(one_line(err)) from None
     ctx.call_on_close(writer.close)  # however the command ends
     previous = writer.previous
     # The results, the report and its overlays may lie in the folder scored: not sheets.
@@ -644,14 +632,14 @@ def batch(
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as err:  # the results file could not be written (full disk...)
-        _err(f"error: {out}: cannot write the results: {_one_line(err)}")
+        _err(f"error: {out}: cannot write the results: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     rows = writer.rows
     if html is not None:
         try:
             write_html(html, rows, overlay_dir)
         except OSError as err:
-            _err(f"error: {html}: cannot write the HTML report: {_one_line(err)}")
+            _err(f"error: {html}: cannot write the HTML report: {one_line(err)}")
             raise typer.Exit(EXIT_FAILED) from None
         _err(f"HTML report written to {html}")
     failed = print_summary(console, rows, new_rows) or bool(collected.unreadable)
@@ -733,11 +721,11 @@ def read(
     try:
         plan = _for_input(photo, settings, given, side_key)
         item = _load(photo, plan, keep_view=overlay is not None, photo_only=True)
-    except _input_errors() as err:
+    except INPUT_ERRORS as err:
         if debug:
             traceback.print_exc()
         _write_attempts(overlay, err)
-        _err(f"error: {_one_line(err)}")
+        _err(f"error: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet
     for r in sheet.review:
@@ -755,7 +743,7 @@ def read(
         try:
             write_overlay(overlay, draw_overlay(sheet, item.view))
         except OSError as err:
-            _err(f"error: {photo}: no overlay: {_one_line(err)}")
+            _err(f"error: {photo}: no overlay: {one_line(err)}")
             raise typer.Exit(EXIT_FAILED) from None
         _err(f"overlay written to {overlay}")
 
@@ -786,16 +774,16 @@ def synth(
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise _usage(f"--out {out}: cannot make this folder: {_one_line(err)}") from None
+        raise _usage(f"--out {out}: cannot make this folder: {one_line(err)}") from None
     try:
         from models.synth.command import run_synth
     except ImportError as err:
-        _err(f"error: synthesis not available ({_one_line(err)})")
+        _err(f"error: synthesis not available ({one_line(err)})")
         raise typer.Exit(EXIT_FAILED) from None
     try:
         run_synth(out, n=n, seed=seed, difficulty=difficulty, cells=cells)
     except OSError as err:  # a full disk, the folder taken away
-        _err(f"error: {out}: cannot write: {_one_line(err)}")
+        _err(f"error: {out}: cannot write: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
 
 

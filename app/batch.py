@@ -22,8 +22,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.config import NO_CARDS
-from app.inputs import is_photo, load_input
+from app.config import pick_cards
+from app.errors import INPUT_ERRORS, one_line, with_source
+from app.inputs import is_photo, load_with_settings
 from app.results import COLUMNS, cards_text, file_stamp, sheet_key
 from scanner.pages import source_stem
 from scoring.game import EDICTS
@@ -128,14 +129,11 @@ def alive(pid: int) -> bool:
 
 def score_job(job: Job) -> dict:
     """Score one sheet; never raises for bad input (the row's ``error`` says it)."""
-    from scanner.errors import ScanError
-    from scoring.textmap import BadMapFile
-
     t0 = time.perf_counter()
     try:
         row = _score(job)
-    except (ScanError, BadMapFile, ValueError, OSError) as err:
-        row = error_row(job.source, " ".join(str(err).split()) or type(err).__name__)
+    except INPUT_ERRORS as err:
+        row = error_row(job.source, one_line(err))
         _overlay_of_failure(job, err, row)
         _show_traceback(job)
     except Exception as err:  # noqa: BLE001 - one sheet must not stop a tournament
@@ -166,24 +164,24 @@ def _overlay_of_failure(job: Job, err: BaseException, row: dict) -> None:
 
 
 def _score(job: Job) -> dict:
-    from app.corrections import apply_corrections, fixes_text
+    from app.corrections import fixes_text
     from app.report import sheet_notes
     from scoring.game import score_game
 
     want_view = job.overlay_dir is not None
     modified = file_stamp(job.source)  # before reading: an edit meanwhile is seen next run
-    loaded = load_input(
+    fixes = dict(job.fixes)
+    loaded = load_with_settings(
         job.source,
         side=job.side,
         default_side=job.default_side,
+        fixes=fixes,
+        default_cards=job.default_cards,
         keep_view=want_view and is_photo(job.source),
         read_cards=job.cards is None,  # --cards wins over a header: unread
     )
-    fixes = dict(job.fixes)
-    sheet = apply_corrections(loaded.sheet, fixes)
-    cards = job.cards or loaded.cards or job.default_cards
-    if cards is None:
-        raise ValueError(f"{job.source}: {NO_CARDS}")
+    sheet = loaded.sheet
+    cards = pick_cards(job.source, job.cards, loaded.cards)
     game = score_game([sheet.map], cards, sheet.coins or 0)
     row = {
         "source": job.source,
@@ -258,11 +256,9 @@ def still_current(row: dict, job: Job) -> bool:
 
 def error_row(source: str, message: str) -> dict:
     """A results row for a sheet that could not be scored; the message names the file."""
-    if not message.startswith(source):
-        message = f"{source}: {message}"
     row = dict.fromkeys(COLUMNS, "")
     row["source"] = source
-    row["error"] = message
+    row["error"] = with_source(source, message)
     return row
 
 

@@ -38,6 +38,19 @@ CONFIG_NAME = "cartoscore.toml"
 NO_CARDS = "no cards (give --cards A,B,C,D, --cards-file, a cartoscore.toml or a 'cards:' header)"
 
 
+def pick_cards(
+    source: str, given: dict[str, str] | None, found: dict[str, str] | None
+) -> dict[str, str]:
+    """The cards to score an input with: ``given`` for every input (``--cards``,
+    ``--cards-file``), else ``found`` with it (its map file's ``cards:`` header, else
+    the nearby settings file's). ValueError (:data:`NO_CARDS`, naming ``source``) when
+    there are none."""
+    cards = given or found
+    if cards is None:
+        raise ValueError(f"{source}: {NO_CARDS}")
+    return cards
+
+
 class BadConfig(ValueError):
     """The settings file is unreadable or says something we cannot use."""
 

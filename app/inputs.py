@@ -9,9 +9,10 @@ from __future__ import annotations
 import codecs
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app.corrections import Fixes, apply_corrections
 from scanner.errors import NotAnImage
 from scanner.pages import PDF_START, file_head, page_count, page_name, split_page
 from scanner.sheet import Sheet
@@ -210,6 +211,25 @@ def load_input(
         notes = (f"read as side {mf.map.layout.name}, as given; the file says side {named}",)
     sheet = Sheet(source=str(path), map=mf.map, coins=mf.coins, notes=notes)
     return LoadedInput(sheet, mf.cards)
+
+
+def load_with_settings(
+    path: str | Path,
+    *,
+    fixes: Fixes | None = None,
+    default_cards: dict[str, str] | None = None,
+    **options,
+) -> LoadedInput:
+    """:func:`load_input` (given ``options``), then what the settings say for the input:
+    ``fixes``, set by hand, applied (:class:`app.corrections.BadCorrection` on a printed
+    space) and, unless a map file's header named its cards, ``default_cards`` (a nearby
+    settings file's). ``score``, ``read`` and ``batch`` each load an input so."""
+    item = load_input(path, **options)
+    if item.cards is None and default_cards is not None:
+        item = replace(item, cards=default_cards)
+    if not fixes:
+        return item
+    return replace(item, sheet=apply_corrections(item.sheet, fixes))
 
 
 def with_pages(inputs: list[str | Path]) -> list[str | Path]:
