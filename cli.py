@@ -372,22 +372,24 @@ def _check_overlay(
 
 
 class OverlayWriter:
-    """Writes each input's overlay (called with sheet, view, game and the input's index
-    into ``paths``). An overlay that cannot be made (written, or ``--explain``'s card is
-    not in that game) is one line on stderr and sets :attr:`failed`; the input's report
-    stands as printed."""
+    """Writes each input's overlay (called with sheet, view, game, the input's index
+    into ``paths`` and the review effects the report worked out, if any). An overlay
+    that cannot be made (written, or ``--explain``'s card is not in that game) is one
+    line on stderr and sets :attr:`failed`; the input's report stands as printed."""
 
     def __init__(self, paths: list[Path], explain: str | None) -> None:
         self.paths, self.explain = paths, explain
         self.failed = False
 
-    def __call__(self, sheet, view, game, index: int, season: str | None = None) -> None:
+    def __call__(
+        self, sheet, view, game, index: int, season: str | None = None, effects=None
+    ) -> None:
         from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
 
         path = self.paths[index]
         try:
             edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
-            write_overlay(path, draw_overlay(sheet, view, game, edict, season))
+            write_overlay(path, draw_overlay(sheet, view, game, edict, season, effects))
         except (UnknownExplain, OSError) as err:
             _err(f"error: {sheet.source}: no overlay: {one_line(err)}")
             self.failed = True
@@ -441,7 +443,7 @@ def _score_one(
     item, deal, coin_values, as_json: bool, lang: str, console: Console, draw, index: int
 ) -> None:
     from app.config import pick_cards
-    from app.report import render_sheet, sheet_json
+    from app.report import render_sheet, review_effects, sheet_json
     from scoring.game import score_game
 
     sheet = item.sheet
@@ -449,12 +451,14 @@ def _score_one(
     if deal is None:
         _warn_deal(cards, f"{sheet.source}: ")
     game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
+    # Once, for the report and the overlay (the JSON object has none).
+    effects = None if as_json and draw is None else review_effects(sheet, game)
     if as_json:
         typer.echo(json.dumps(sheet_json(sheet, game), ensure_ascii=False))
     else:
-        render_sheet(console, sheet, game, lang=lang)
+        render_sheet(console, sheet, game, lang=lang, effects=effects)
     if draw is not None:
-        draw(sheet, item.view, game, index)
+        draw(sheet, item.view, game, index, effects=effects)
 
 
 def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -> bool:

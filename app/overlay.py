@@ -137,6 +137,7 @@ def draw_overlay(
     game: GameResult | None = None,
     explain: str | None = None,
     season: str | None = None,
+    effects: dict[str, IfRunnerUp] | None = None,
 ) -> np.ndarray:
     """The annotated canonical view.
 
@@ -149,6 +150,8 @@ def draw_overlay(
     season : the season this map is (``score --per-season``): ``game`` is then this map
         alone, so the title names the season instead of a total, and the cells to check
         are not tagged with a change of the game's total (as the report leaves it out).
+    effects : :func:`app.report.review_effects` when the caller has it (the report
+        shows it too); else it is worked out here.
 
     Returns
     -------
@@ -159,8 +162,9 @@ def draw_overlay(
         if game is None:
             raise ValueError("explain needs the scored game")
         _draw_explanation(base, game, explain)
-    whole = game is not None and game.one_map and season is None
-    effects = review_effects(sheet, game) if whole else {}
+    if effects is None and game is not None:
+        effects = review_effects(sheet, game, season)
+    effects = effects or {}
     _draw_cells(base, sheet, effects)
     _draw_title(base, sheet, game, explain, effects, season)
     return base

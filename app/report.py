@@ -105,9 +105,15 @@ def sheet_json(
     return out
 
 
-def review_effects(sheet: Sheet, game: GameResult) -> dict[str, IfRunnerUp]:
+def review_effects(
+    sheet: Sheet, game: GameResult, season: str | None = None
+) -> dict[str, IfRunnerUp] | None:
     """The total of ``game`` (one map: the sheet's) with each reviewed cell read as its
-    runner-up (:func:`app.what_if.if_runner_up`)."""
+    runner-up (:func:`app.what_if.if_runner_up`). None when the sheet is one season's
+    map (``season``) of a ``--per-season`` game: its cells' change to the game's total
+    is not known."""
+    if season is not None or not game.one_map:
+        return None
     if not sheet.review:
         return {}
     return if_runner_up(sheet.map, sheet.review, game.cards, game.seasons[-1].coins)
@@ -323,8 +329,10 @@ def render_sheet(
     lang: str = "en",
     season: str | None = None,
     show_game: bool = True,
+    effects: dict[str, IfRunnerUp] | None = None,
 ) -> None:
-    """Print the human report for one sheet (and, with ``show_game``, its seasons)."""
+    """Print the human report for one sheet (and, with ``show_game``, its seasons);
+    ``effects`` (:func:`review_effects`) adds what each cell to check would change."""
     where = f"{sheet.source}  side {sheet.map.layout.name}"
     if season is not None:
         where += f"  ({season_name(season, lang)})"
@@ -337,8 +345,6 @@ def render_sheet(
     for note in sheet_notes(sheet, game):
         console.print(f"note: {note}", style="yellow")
     if sheet.review:
-        # One map, the whole game: each reviewed cell's effect on the total is known.
-        effects = review_effects(sheet, game) if show_game and season is None else None
         console.print(review_heading(sheet, effects), style="yellow")
         console.print(review_table(sheet, effects))
     if sheet.corrected:
