@@ -42,6 +42,8 @@ from scanner.normalize import (
     ink_codes,
     model_inputs,
 )
+from scanner.onnx_session import ModelNotFound as ModelNotFound  # re-exported: callers catch it
+from scanner.onnx_session import load_session
 from scanner.shapes import edge_lines, shape_vote
 from scanner.sheet import Review
 from scanner.votes import lookalike_vote, neighbour_prior, sheet_consistency
@@ -85,10 +87,6 @@ _threads = 1
 _sessions: dict[tuple[str, int], object] = {}
 
 
-class ModelNotFound(FileNotFoundError):
-    """The cell model file is missing (a broken install or checkout)."""
-
-
 @dataclass(frozen=True)
 class CellReading:
     """What the classifier read on one sheet.
@@ -124,15 +122,7 @@ def set_threads(n: int) -> None:
 def _session(path: Path, threads: int):
     key = (str(path), threads)
     if key not in _sessions:
-        import onnxruntime as ort
-
-        if not path.is_file():
-            raise ModelNotFound(f"cell model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        _sessions[key] = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        _sessions[key] = load_session(path, threads, "cell model")
     return _sessions[key]
 
 

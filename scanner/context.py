@@ -23,6 +23,7 @@ from scipy.special import softmax
 
 from scanner.layout_prior import _printed_table, _ruins_mask
 from scanner.normalize import CLASSES
+from scanner.onnx_session import load_session
 from scoring.layouts import SIZE, Layout
 
 CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"
@@ -66,15 +67,7 @@ def printed_kinds(layout: Layout) -> np.ndarray:
 def _session(path: Path):
     key = str(path)
     if key not in _sessions:
-        import onnxruntime as ort
-
-        if not path.is_file():  # a broken install: the scanner reports it in one line
-            raise FileNotFoundError(f"sheet-context model not found: {path}")
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        _sessions[key] = ort.InferenceSession(key, opts, providers=["CPUExecutionProvider"])
+        _sessions[key] = load_session(path, 1, "sheet-context model")
     return _sessions[key]
 
 
