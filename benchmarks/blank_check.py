@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scanner import classify  # noqa: E402
 from scanner.cells import cut_cells  # noqa: E402
 from scanner.errors import ScanError  # noqa: E402
+from scanner.layout_prior import printed_table, ruins_mask  # noqa: E402
 from scanner.normalize import CLASSES  # noqa: E402
 from scanner.pipeline import scan_photo  # noqa: E402
 from scoring.layouts import LAYOUTS  # noqa: E402
@@ -55,8 +56,8 @@ def check(path: Path, model: str | None) -> str:
     scan = scan_photo(path)
     layout = LAYOUTS[scan.side]
     probs = classify.predict_probabilities(cut_cells(scan.view), layout, model=model)
-    free = classify._printed_table(layout) < 0
-    ruins = classify._ruins_mask(layout)
+    free = printed_table(layout) < 0
+    ruins = ruins_mask(layout)
     empty = probs[:, EMPTY]
     doubtful = free & (empty < 0.9)
     read_as = Counter(CLASSES[k] for k in probs[doubtful].argmax(axis=1) if k != EMPTY)

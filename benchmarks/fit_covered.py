@@ -73,8 +73,8 @@ def photo_cues(item: tuple) -> dict | None:
     import cv2
 
     from scanner.cells import cut_cells
-    from scanner.classify import _printed_table
     from scanner.errors import SheetNotFound
+    from scanner.layout_prior import printed_table
     from scanner.pipeline import scan_photo
     from scoring.layouts import LAYOUTS
 
@@ -87,7 +87,7 @@ def photo_cues(item: tuple) -> dict | None:
         return None
     if cell_centre_error(scan.lattice, np.array(truth["lattice"], float)) > TOLERANCE:
         return None
-    free = _printed_table(LAYOUTS[scan.side]) < 0
+    free = printed_table(LAYOUTS[scan.side]) < 0
     return {
         "seed": seed,
         "cues": cell_cues(cut_cells(scan.view), free),
@@ -100,12 +100,12 @@ def view_cues(item: tuple) -> dict:
     """A rendered view's cues; none of its cells is covered."""
     from models.synth import make_view
     from scanner.cells import cut_cells
-    from scanner.classify import _printed_table
+    from scanner.layout_prior import printed_table
     from scoring.layouts import LAYOUTS
 
     seed, difficulty, played = item
     view, truth = make_view(seed, difficulty, played=played)
-    free = _printed_table(LAYOUTS[truth["side"]]) < 0
+    free = printed_table(LAYOUTS[truth["side"]]) < 0
     if played and seed % 2:  # every other played view: some empty cells coloured in
         rng = np.random.default_rng([seed, 17])
         empty = [i for i in np.flatnonzero(free) if truth["grid"][i // 11][i % 11] == "."]

@@ -24,11 +24,11 @@ from scanner.lattice import (
     GridFit,
     N,
     Pyramid,
-    _line_canvas,
     _median,
     cell_size_px,
     coarse_fit,
     fine_fit,
+    line_canvas,
     model_lattice,
     subpixel,
 )
@@ -54,7 +54,7 @@ def lattice_stages(pyramid: Pyramid, fit: GridFit) -> list[tuple[str, np.ndarray
         m.homography, m.nodes, m.measured, m.inliers, cell_size_px(m.homography)
     )
     stages = [("measured", points)]
-    responses = _line_canvas(pyramid, m.homography)  # both passes look at the same canvas
+    responses = line_canvas(pyramid, m.homography)  # both passes look at the same canvas
     bent = _smooth_bend(m.homography, points) > BENT_PAPER
     for i in range(2):
         points = refine_locally(pyramid, m.homography, points, responses, follow=bent)
@@ -207,7 +207,7 @@ def refine_locally(
     (:func:`scanner.lattice.subpixel`). A node takes the mean of its two adjacent
     pieces per direction (a line's ends continue its last two); nodes unlike their
     neighbours, or not measured, keep their place, or (``follow``: bent paper) move
-    as their measured neighbours do. ``responses``: :func:`_line_canvas` of ``h``
+    as their measured neighbours do. ``responses``: :func:`line_canvas` of ``h``
     when already made.
 
     On bent paper the nodes left unmeasured are mostly where the paper bends most (a
@@ -217,7 +217,7 @@ def refine_locally(
     their neighbours, the next pass looks for their lines nearer where they are.
     """
     px, margin = LINE_PX, LINE_MARGIN
-    vertical, horizontal = _line_canvas(pyramid, h) if responses is None else responses
+    vertical, horizontal = line_canvas(pyramid, h) if responses is None else responses
     size = vertical.shape[0]
     inv = np.linalg.inv(h)
     cells = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), inv).reshape(N + 1, N + 1, 2)

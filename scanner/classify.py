@@ -30,7 +30,7 @@ from scipy.special import softmax
 from scanner.context import TERRAINS, context_read
 from scanner.context import fits as context_fits
 from scanner.covered import COVERED, covered_cells
-from scanner.layout_prior import _printed_table, _ruins_mask, apply_layout_prior, free_cells
+from scanner.layout_prior import apply_layout_prior, free_cells, printed_table, ruins_mask
 from scanner.normalize import (
     CLASSES,
     CODES_SCALE_KEY,
@@ -448,7 +448,7 @@ def classify_cells(
     choice = probs.argmax(axis=1)
     unfilled = maybe_water = None
     if not blank and unfilled_ruins:
-        unfilled = _ruins_mask(layout) & (choice == CLASSES.index("."))
+        unfilled = ruins_mask(layout) & (choice == CLASSES.index("."))
     if not blank and farm_water:
         maybe_water = farm_maybe_water(probs)
     grid = tuple("".join(CLASSES[choice[r * SIZE + c]] for c in range(SIZE)) for r in range(SIZE))
@@ -456,7 +456,7 @@ def classify_cells(
     confidence = tuple(
         tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
     )
-    printed = _printed_table(layout)
+    printed = printed_table(layout)
     if not covered:
         hidden = None
     else:

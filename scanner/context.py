@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import softmax
 
-from scanner.layout_prior import _printed_table, _ruins_mask
+from scanner.layout_prior import printed_table, ruins_mask
 from scanner.normalize import CLASSES
 from scanner.onnx_session import load_session
 from scoring.layouts import SIZE, Layout
@@ -55,11 +55,11 @@ def drawn_terrain(labels, printed):
 @lru_cache(maxsize=16)
 def printed_kinds(layout: Layout) -> np.ndarray:
     """``(121,)`` int64, row-major, read-only: 0 free, 1 mountain, 2 wasteland, 3 ruins."""
-    printed = _printed_table(layout)
+    printed = printed_table(layout)
     out = np.zeros(SIZE * SIZE, np.int64)
     out[printed == CLASSES.index("^")] = 1
     out[printed == CLASSES.index("#")] = 2
-    out[_ruins_mask(layout)] = 3
+    out[ruins_mask(layout)] = 3
     out.flags.writeable = False
     return out
 

@@ -274,7 +274,7 @@ def _measure_intersections(
     new model puts them, and the share of the frame found.
     """
     px, margin = LINE_PX, LINE_MARGIN
-    vertical, horizontal = _line_canvas(pyramid, h)
+    vertical, horizontal = line_canvas(pyramid, h)
     offs = np.arange(-int(half * px), int(half * px) + 1)
     start = int(round(margin * px))
     length = int(N * px) // CHUNKS
@@ -418,7 +418,7 @@ def _agreement(new_h, old_h, pos, along, valid) -> float:
     return good / valid.size
 
 
-def _line_canvas(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def line_canvas(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_line_response` of the grid warped at ``LINE_PX`` per cell with
     ``LINE_MARGIN`` cells around it."""
     px, margin = LINE_PX, LINE_MARGIN

@@ -19,7 +19,7 @@ _PRINTED = "^#"
 
 def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
     """Force printed terrain; forbid ``^``/``#`` elsewhere; renormalise."""
-    printed = _printed_table(layout)
+    printed = printed_table(layout)
     out = probs.copy()
     out[:, [CLASSES.index(s) for s in _PRINTED]] = 0.0
     out /= np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
@@ -30,7 +30,7 @@ def apply_layout_prior(probs: np.ndarray, layout: Layout) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _ruins_mask(layout: Layout) -> np.ndarray:
+def ruins_mask(layout: Layout) -> np.ndarray:
     """(121,) True on the layout's ruins spaces."""
     mask = np.zeros(SIZE * SIZE, bool)
     for r, c in layout.ruins:
@@ -40,7 +40,7 @@ def _ruins_mask(layout: Layout) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _printed_table(layout: Layout) -> np.ndarray:
+def printed_table(layout: Layout) -> np.ndarray:
     """(121,) class index of the printed terrain per cell, -1 where nothing is printed."""
     table = np.full(SIZE * SIZE, -1)
     for i in range(SIZE * SIZE):
@@ -54,7 +54,7 @@ def _printed_table(layout: Layout) -> np.ndarray:
 @lru_cache(maxsize=16)
 def free_cells(layout: Layout) -> np.ndarray:
     """(121,) bool, read-only: the cells the layout leaves free (no printed terrain)."""
-    free = _printed_table(layout) < 0
+    free = printed_table(layout) < 0
     free.flags.writeable = False
     return free
 
@@ -64,6 +64,6 @@ def plain_cells(layout: Layout) -> np.ndarray:
     """(121,) bool, read-only: free cells without a printed ruins icon, the ones whose
     look is the player's drawing alone (the icon makes ruins spaces look alike whatever
     is drawn on them), so the sheet's votes compare drawings on these."""
-    plain = free_cells(layout) & ~_ruins_mask(layout)
+    plain = free_cells(layout) & ~ruins_mask(layout)
     plain.flags.writeable = False
     return plain

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from scanner.layout_prior import _printed_table, apply_layout_prior, plain_cells
+from scanner.layout_prior import apply_layout_prior, plain_cells, printed_table
 from scanner.normalize import CLASSES
 from scoring.layouts import SIZE, Layout
 
@@ -119,7 +119,7 @@ def neighbour_prior(
     for nothing (a faint drawing beside blank paper must stay in doubt), nor do printed
     ones; printed cells and surely read ones are not changed.
     """
-    printed = _printed_table(layout)
+    printed = printed_table(layout)
     top = probs.argmax(axis=1)
     conf = probs.max(axis=1)
     doubtful = (conf < below) & (printed < 0)

@@ -13,9 +13,10 @@ import pytest
 from benchmarks.occlude import occlude
 from models.synth import make_photo
 from scanner.cells import cut_cells
-from scanner.classify import CLASSES, _printed_table, review_cells
+from scanner.classify import CLASSES, review_cells
 from scanner.covered import COVERED, covered_cells
 from scanner.geometry import to_canonical_px
+from scanner.layout_prior import printed_table
 from scanner.pipeline import scan_photo, sheet_from_scan
 from scoring.layouts import LAYOUTS, SIZE, parse_space, space_name
 from tests.pinned_renders import pinned_view
@@ -45,7 +46,7 @@ def test_cells_under_an_occluder_are_listed_as_covered(seed, kind, said_share):
     assert drawn == kind
     scan, sheet, said = covered_reviews(painted)
     assert scan.side == truth["side"]
-    free = (_printed_table(LAYOUTS[truth["side"]]) < 0).reshape(N, N)
+    free = (printed_table(LAYOUTS[truth["side"]]) < 0).reshape(N, N)
     under = (share >= 0.25) & free
     hidden = (share >= 0.5) & free
     assert hidden.sum() >= 1, "pick a seed whose occluder hides a free cell"
@@ -101,7 +102,7 @@ def test_cells_coloured_in_orange_or_brown_are_mostly_not_covered():
     view of that seed has 5 of these 16 cells said covered, one over the limit below."""
     view, truth = pinned_view(7103, "normal")
     layout = LAYOUTS[truth["side"]]
-    free = _printed_table(layout) < 0
+    free = printed_table(layout) < 0
     empty = [
         (r, c) for r in range(N) for c in range(N) if free[r * N + c] and truth["grid"][r][c] == "."
     ]
@@ -124,7 +125,7 @@ def test_a_covered_cell_is_reviewed_first_as_covered_with_its_candidates():
     layout = LAYOUTS["A"]
     probs = np.zeros((N * N, len(CLASSES)))
     probs[:, CLASSES.index(".")] = 1.0
-    free = np.flatnonzero(_printed_table(layout) < 0)
+    free = np.flatnonzero(printed_table(layout) < 0)
     sure, doubtful = free[0], free[1]
     probs[doubtful] = 0.0
     probs[doubtful, [CLASSES.index("T"), CLASSES.index("V")]] = (0.6, 0.4)
