@@ -5,6 +5,7 @@ Each doubt caps the count's confidence below 0.5 and says why, and how to mend i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,7 +76,7 @@ COVERED_FOOT_CELLS = 2
 COIN_LINE_SLACK = 0.15
 
 
-def coins_off_line(centres: list[tuple[float, float]]) -> tuple[int, ...]:
+def coins_off_line(centres: Sequence[tuple[float, float]]) -> tuple[int, ...]:
     """The coins (0-based) whose located centre (``(x, y)`` cells, upright) lies more than
     :data:`COIN_LINE_SLACK` above or below the median height of them all."""
     if not centres:
@@ -126,7 +127,7 @@ def coin_doubt(scan: Scan, review: tuple[Review, ...], game_map: Map) -> tuple[s
     the coin reading itself did not weigh. ``review``: the cells read, for those covered."""
     coin_confidence = scan.coin_confidence
     note = None
-    seen = scan.debug.get("coins_seen", COIN_COUNT)
+    seen = len(scan.coin_centres)
     if seen == 0:
         note = f"the coin track is outside the photo: coins not read {COUNT_BY_HAND}"
     elif seen < COIN_COUNT and scan.coin_confidence < 0.5:
@@ -134,12 +135,12 @@ def coin_doubt(scan: Scan, review: tuple[Review, ...], game_map: Map) -> tuple[s
             f"only {seen} of the {COIN_COUNT} coins are in the photo: the count"
             f" {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
-    elif cut := scan.debug.get("coins_cut_marked"):
+    elif cut := scan.coins_cut:
         note = (
             f"coin {cut[0] + 1} is cut by the photo's edge and read as marked: the count"
             f" {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
-    elif covered := scan.debug.get("coins_covered"):
+    elif covered := scan.coins_covered:
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         note = (
             f"{describe_coins(covered)} {'looks' if len(covered) == 1 else 'look'} covered"
@@ -152,7 +153,7 @@ def coin_doubt(scan: Scan, review: tuple[Review, ...], game_map: Map) -> tuple[s
             f"something lies over the map's bottom row, above {describe_coins(below)}:"
             f" they may be hidden, and the count {scan.coins} is uncertain {COUNT_BY_HAND}"
         )
-    elif off := coins_off_line(scan.debug.get("coin_centres_cells", [])):
+    elif off := coins_off_line(scan.coin_centres):
         coin_confidence = min(coin_confidence, DOUBTED_COUNT_CONFIDENCE)
         note = (
             f"{describe_coins(off)} {'lies' if len(off) == 1 else 'lie'} off the coin track's"

@@ -9,11 +9,16 @@ marked, and a caption with side, orientation, fit and the coin reading.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import cv2
 import numpy as np
 
 from scanner.errors import SheetNotFound
 from scanner.sheet import shown
+
+if TYPE_CHECKING:
+    from scanner.pipeline import Scan
 
 _GREEN, _RED, _GREY, _YELLOW, _BLUE = (
     (60, 200, 60),
@@ -24,14 +29,13 @@ _GREEN, _RED, _GREY, _YELLOW, _BLUE = (
 )
 
 
-def draw_scan(scan) -> np.ndarray:
+def draw_scan(scan: Scan) -> np.ndarray:
     """BGR picture of a :class:`scanner.pipeline.Scan` (working resolution)."""
-    debug = scan.debug
-    image = debug["image"].copy()
+    image = scan.work_image.copy()
     scale = max(image.shape[:2]) / 1000.0
     thick = max(1, int(round(2 * scale)))
-    _draw_candidates(image, debug.get("candidates", ()), max(1, thick // 2))
-    lattice = debug["lattice_work"]
+    _draw_candidates(image, scan.candidates, max(1, thick // 2))
+    lattice = scan.debug["lattice_work"]
     n = lattice.shape[0] - 1
     frame = np.concatenate([lattice[0, :], lattice[:, n], lattice[n, ::-1], lattice[::-1, 0]])
     cv2.polylines(image, [np.round(frame).astype(np.int32)], True, _GREEN, thick, cv2.LINE_AA)
@@ -44,10 +48,8 @@ def draw_scan(scan) -> np.ndarray:
     a1 = (lattice[0, 0] + lattice[1, 1]) / 2
     _text(image, "A1", a1, 0.6 * scale, _BLUE)
     # Coins: circles on the located coins, filled for the ones read as marked.
-    h_work = debug["homography_work"]
-    coins = debug.get("coin_centres_cells", ())
-    for i, (x, y) in enumerate(coins):
-        p = cv2.perspectiveTransform(np.float64([[[x, y]]]), h_work).reshape(2)
+    for i, (x, y) in enumerate(scan.coin_centres):
+        p = cv2.perspectiveTransform(np.float64([[[x, y]]]), scan.work_homography).reshape(2)
         cv2.circle(image, _pt(p), max(3, int(4 * scale)), _RED if i < scan.coins else _GREEN, thick)
     caption = (
         f"side {scan.side} ({shown(scan.side_confidence)})  turned {scan.orientation} deg "

@@ -116,9 +116,23 @@ class Scan:
     coin_confidence: float
     lattice: np.ndarray
     homography: np.ndarray  # upright cell units -> full-resolution photo pixels
+    #: Centres (``(x, y)`` cells of the upright grid) of the coins located in the photo,
+    #: from the first: as many as are in it (:func:`scanner.coin_doubts.coins_in_photo`).
+    coin_centres: tuple[tuple[float, float], ...]
+    #: Coins (0 = leftmost) that look covered (:attr:`scanner.coins.CoinReading.covered`).
+    coins_covered: tuple[int, ...]
+    #: Coins the count calls marked that the photo's edge cuts
+    #: (:func:`scanner.coin_doubts.coins_cut`).
+    coins_cut: tuple[int, ...]
+    #: The working-resolution photo (BGR) the sheet was found in, the upright cell units ->
+    #: its pixels homography, and detection's candidates there ``(name, quad, score)``.
+    work_image: np.ndarray = field(repr=False)
+    work_homography: np.ndarray
+    candidates: list[tuple[str, np.ndarray, float]] = field(repr=False)
     #: Cells (row-major indices of the upright grid) the photo's edge cuts through their
     #: middle (:func:`cells_outside`): what is read there is the edge's pixels smeared.
     outside: tuple[int, ...] = ()
+    #: For the debug picture (:func:`scanner.overlay.draw_scan`) and benchmarks only.
     debug: dict = field(default_factory=dict)
     #: The cell reading started while the coins were read (:func:`set_overlap`), or None.
     cells: Future | None = field(default=None, repr=False, compare=False)
@@ -267,6 +281,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
         lattice_work.shape
     )
+    centres = tuple(_in_cells(x, y) for x, y in coins.centres)
     return Scan(
         source=photo.source,
         view=view,
@@ -280,8 +295,14 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
         coin_confidence=coins.confidence,
         lattice=lattice_full,
         homography=h_full,
+        coin_centres=centres,
+        coins_covered=coins.covered,
+        coins_cut=cut,
+        work_image=image,
+        work_homography=h_work,
+        candidates=detection.candidates,
         outside=outside,
-        debug=_debug(photo, detection, orientation, coins, h_work, lattice_work, cut),
+        debug=_debug(photo, detection, orientation, coins, lattice_work),
         cells=cells,
         mirrored=orientation.mirrored,
         damage=photo.damage,
@@ -322,27 +343,22 @@ def _debug(
     detection: Detection,
     orientation: Orientation,
     coins: CoinReading,
-    h_work: np.ndarray,
     lattice_work: np.ndarray,
-    cut: tuple[int, ...],
 ) -> dict:
+    """What the debug picture and the benchmarks look at beyond the :class:`Scan`'s fields."""
     return {
-        "image": photo.image,
         "scale": photo.scale,
-        "candidates": detection.candidates,
         "source_of_fit": detection.best.source if detection.best else None,
-        "homography_work": h_work,
         "lattice_work": lattice_work,
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
         "coins_seen": len(coins.centres),
-        "coins_cut_marked": cut,
-        "coins_covered": coins.covered,
-        "coin_centres_cells": [
-            (x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0)
-            for x, y in coins.centres
-        ],
     }
+
+
+def _in_cells(x: float, y: float) -> tuple[float, float]:
+    """Canonical view pixels -> cells of the upright grid."""
+    return x / CANON_PX_PER_CELL + CANON_EXTENT.x0, y / CANON_PX_PER_CELL + CANON_EXTENT.y0
 
 
 def read_photo(path: str | Path, side: str = "auto") -> Sheet:

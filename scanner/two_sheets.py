@@ -7,12 +7,17 @@ sheet is painted out and detection runs again: a second good grid means two shee
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import cv2
 import numpy as np
 
 from scanner import geometry as g
 from scanner.detect import find_grid
 from scanner.errors import ScanError
+
+if TYPE_CHECKING:
+    from scanner.pipeline import Scan
 
 MIN_AREA_SHARE = 0.3  # a candidate smaller than this share of the grid is not a sheet
 
@@ -32,11 +37,9 @@ def _area(quad: np.ndarray) -> float:
     return float(abs(cv2.contourArea(np.float32(quad).reshape(-1, 1, 2))))
 
 
-def suspicious_candidates(scan) -> list[np.ndarray]:
+def suspicious_candidates(scan: Scan) -> list[np.ndarray]:
     """Detection candidates (work pixels) that lie outside the chosen sheet's paper."""
-    h = scan.debug.get("homography_work")
-    if h is None:
-        return []
+    h = scan.work_homography
     page = page_outline(h).astype(np.float32)
     n = g.GRID_CELLS
     grid = cv2.perspectiveTransform(
@@ -44,7 +47,7 @@ def suspicious_candidates(scan) -> list[np.ndarray]:
     ).reshape(-1, 2)
     min_area = MIN_AREA_SHARE * _area(grid)
     out = []
-    for _, quad, _ in scan.debug.get("candidates", []):
+    for _, quad, _ in scan.candidates:
         quad = np.asarray(quad, np.float32).reshape(-1, 2)
         cx, cy = quad.mean(axis=0)
         outside = cv2.pointPolygonTest(page.reshape(-1, 1, 2), (float(cx), float(cy)), False) < 0
@@ -53,12 +56,12 @@ def suspicious_candidates(scan) -> list[np.ndarray]:
     return out
 
 
-def check_one_sheet(scan) -> None:
+def check_one_sheet(scan: Scan) -> None:
     """Raise :class:`TwoSheets` when a second sheet's grid is found beside the chosen one."""
     if not suspicious_candidates(scan):
         return
-    image = scan.debug["image"].copy()
-    page = page_outline(scan.debug["homography_work"])
+    image = scan.work_image.copy()
+    page = page_outline(scan.work_homography)
     fill = [int(v) for v in np.median(image.reshape(-1, 3), axis=0)]
     cv2.fillConvexPoly(image, np.round(page).astype(np.int32), fill)
     if find_grid(image).best is not None:
