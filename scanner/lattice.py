@@ -460,21 +460,21 @@ def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin
     seg_v = vertical[band].mean(axis=1)  # (n, width): per cell segment, across x
     seg_h = horizontal[:, band].mean(axis=2).T  # (n, height): per cell segment, across y
 
-    def strip(response: np.ndarray, line: float, sign: int, along_rows: bool) -> np.ndarray:
+    def strip(line: float, sign: int, along_rows: bool) -> np.ndarray:
         cols = int(round((line + margin) * px)) + sign * outward
         return (seg_v if along_rows else seg_h)[:, cols].sum(axis=1)  # (n,) per segment
 
-    inner = [strip(vertical, k, 1, True) for k in range(1, n)]
-    inner += [strip(horizontal, k, 1, False) for k in range(1, n)]
+    inner = [strip(k, 1, True) for k in range(1, n)]
+    inner += [strip(k, 1, False) for k in range(1, n)]
     typical = float(_median(np.concatenate(inner)))
     if typical <= 0:
         return 0.0
     sides = np.concatenate(
         [
-            strip(vertical, 0, 1, True),
-            strip(vertical, n, -1, True),
-            strip(horizontal, 0, 1, False),
-            strip(horizontal, n, -1, False),
+            strip(0, 1, True),
+            strip(n, -1, True),
+            strip(0, 1, False),
+            strip(n, -1, False),
         ]
     )
     return float(np.mean(sides > FRAME_OVER_LINES * typical))

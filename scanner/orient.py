@@ -64,12 +64,10 @@ class Orientation:
     mirrored: bool = False
 
 
-def feature_canvas(image: np.ndarray, homography: np.ndarray, pyramid: Pyramid | None = None):
+def feature_canvas(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
     """BGR view of the grid and 4 cells around it at 16 px per cell, in the fit's own frame."""
     size = int(round((N + 2 * _MARGIN) * _PX))
-    if pyramid is None:
-        pyramid = Pyramid(image)
-    return pyramid.warp(homography, _PX, -_MARGIN, size, cell_size_px(homography))
+    return Pyramid(image).warp(homography, _PX, -_MARGIN, size, cell_size_px(homography))
 
 
 def mountain_map(canvas: np.ndarray) -> np.ndarray:
