@@ -16,8 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.geometry import GRID_CELLS, page_box
-from scanner.lattice import GRID_CORNERS
+from scanner.geometry import GRID_CELLS, GRID_CORNERS, page_box
 from scoring.layouts import LAYOUTS
 
 N = GRID_CELLS

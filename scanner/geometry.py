@@ -14,7 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 GRID_CELLS = 11
+#: The grid's corners in cell units, clockwise from A1's: ``(4, 2)`` float32, read-only.
+GRID_CORNERS = np.float32([[0, 0], [GRID_CELLS, 0], [GRID_CELLS, GRID_CELLS], [0, GRID_CELLS]])
+GRID_CORNERS.flags.writeable = False
 
 # Paper, measured on the reference (s = one cell).
 PAGE_WIDTH = 13.2

@@ -19,10 +19,10 @@ from scanner.geometry import (
     FRAME_INNER_LINE,
     FRAME_WIDTH,
     GRID_CELLS,
+    GRID_CORNERS,
 )
 
 N = GRID_CELLS
-GRID_CORNERS = np.float32([[0, 0], [N, 0], [N, N], [0, N]])
 LINE_PX, LINE_MARGIN = 24.0, 0.75  # lines are measured on this canvas (px per cell, cells)
 
 

@@ -41,10 +41,7 @@ def suspicious_candidates(scan: Scan) -> list[np.ndarray]:
     """Detection candidates (work pixels) that lie outside the chosen sheet's paper."""
     h = scan.work_homography
     page = page_outline(h).astype(np.float32)
-    n = g.GRID_CELLS
-    grid = cv2.perspectiveTransform(
-        np.float32([[0, 0], [n, 0], [n, n], [0, n]]).reshape(-1, 1, 2), h
-    ).reshape(-1, 2)
+    grid = cv2.perspectiveTransform(g.GRID_CORNERS.reshape(-1, 1, 2), h).reshape(-1, 2)
     min_area = MIN_AREA_SHARE * _area(grid)
     out = []
     for _, quad, _ in scan.candidates:
