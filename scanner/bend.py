@@ -24,7 +24,6 @@ from scanner.lattice import (
     GridFit,
     N,
     Pyramid,
-    _median,
     cell_size_px,
     coarse_fit,
     fine_fit,
@@ -32,6 +31,7 @@ from scanner.lattice import (
     model_lattice,
     subpixel,
 )
+from scanner.median import fast_median
 
 
 def with_lattice(pyramid: Pyramid, fit: GridFit) -> GridFit:
@@ -260,8 +260,8 @@ def refine_locally(
         prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])
         j = np.argmax(prof, axis=2)
         peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
-        strength = peak - _median(prof, axis=2)
-        typical = float(_median(strength.ravel()))
+        strength = peak - fast_median(prof, axis=2)
+        typical = float(fast_median(strength.ravel()))
         sub = subpixel(prof, j, peak)
         at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j] + sub) / px - margin
         at[:, 0] += FRAME_INNER_LINE  # the inner frame line's centre -> the grid's edge

@@ -44,6 +44,7 @@ import numpy as np
 from scipy.ndimage import median_filter
 
 from scanner import geometry as g
+from scanner.median import fast_median
 from scanner.sheet import spans
 
 MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
@@ -589,7 +590,7 @@ def _track_light(grey: np.ndarray, centres: np.ndarray, on_paper: bool = False) 
     levels = _strip_levels(grey, centres, 0.25)  # between the coin's edge and the band's
     if on_paper:
         paper = _strip_levels(grey, centres, _PAPER_GAP)
-        levels = paper * (_median(levels) / max(_median(paper), 1.0))
+        levels = paper * (fast_median(levels) / max(fast_median(paper), 1.0))
     # A running median of three follows shadow edges and ignores one stroke-covered strip.
     smooth = median_filter(levels, size=3, mode="nearest")
     return np.maximum(smooth, 1.0)
@@ -609,7 +610,7 @@ def _strip_levels(grey: np.ndarray, centres: np.ndarray, gap_cells: float) -> np
             for d in (-gap, gap)
         ]
         values = np.concatenate([s.ravel() for s in strips])
-        levels.append(float(_median(values)) if values.size else 1.0)
+        levels.append(float(fast_median(values)) if values.size else 1.0)
     return np.array(levels)
 
 
@@ -626,14 +627,6 @@ def _patches(image: np.ndarray, centres: np.ndarray, half: int) -> np.ndarray:
             borderMode=cv2.BORDER_REPLICATE,
         )
     return out
-
-
-def _median(values: np.ndarray):
-    """``np.median`` of a short 1-D array, the same number, without its overhead
-    (this runs about a hundred times per sheet)."""
-    ordered = np.sort(values)
-    half = len(ordered) // 2
-    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
 def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[int, float]:
@@ -657,8 +650,8 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     cost = np.full(total, np.inf)
     for k in range(1, total + 1):
         left, right = marks[:k], marks[k:]
-        left_median = _median(left)
-        right_median = _median(right) if right.size else None
+        left_median = fast_median(left)
+        right_median = fast_median(right) if right.size else None
         if right.size and left_median <= right_median:
             continue
         cost[k - 1] = np.abs(left - left_median).sum() + (
@@ -684,7 +677,7 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     # whether some coin sits halfway between the groups' medians (a faint mark, or
     # glare fading the last ones): then the count is uncertain.
     gap = marks[:n].min() - right.max()
-    low, high = _median(right), _median(marks[:n])
+    low, high = fast_median(right), fast_median(marks[:n])
     place = (marks - low) / max(high - low, 1e-9)
     # Marks run from the left without gaps, so a coin left of a clearer marked one is
     # marked as surely as that one (a lighter stroke among the first coins is no doubt).

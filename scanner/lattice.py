@@ -21,6 +21,7 @@ from scanner.geometry import (
     GRID_CELLS,
     GRID_CORNERS,
 )
+from scanner.median import fast_median
 
 N = GRID_CELLS
 LINE_PX, LINE_MARGIN = 24.0, 0.75  # lines are measured on this canvas (px per cell, cells)
@@ -289,7 +290,7 @@ def _measure_intersections(
     along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
     # Both axes at once: prof[axis, k, j, :] across line k within piece j.
     prof = np.stack([pv, ph]).transpose(0, 2, 1, 3).copy()
-    base = _median(prof, axis=3)
+    base = fast_median(prof, axis=3)
     for k in (0, N):
         prof[:, k][..., ~near_edge] = 0.0
     j = _line_peaks(prof)
@@ -300,7 +301,7 @@ def _measure_intersections(
     # The frame's inner line lies just outside the grid's edge: its centre is not it.
     pos[:, 0] += FRAME_INNER_LINE
     pos[:, N] -= FRAME_INNER_LINE
-    typical = float(_median(strength[:, 1:N].ravel()))
+    typical = float(fast_median(strength[:, 1:N].ravel()))
     if typical <= 0.5:
         return None
     valid = strength > 0.3 * typical
@@ -427,17 +428,6 @@ def line_canvas(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return _line_response(canvas, px)
 
 
-def _median(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    """``np.median`` along ``axis`` of NaN-free values: the same numbers (the middle one,
-    or the mean of the middle two in the array's own type) without its general
-    machinery, which costs more than the sorting on these small arrays."""
-    n = values.shape[axis]
-    if n % 2:
-        return np.partition(values, n // 2, axis=axis).take(n // 2, axis=axis)
-    part = np.partition(values, (n // 2 - 1, n // 2), axis=axis)
-    return (part.take(n // 2 - 1, axis=axis) + part.take(n // 2, axis=axis)) / 2
-
-
 FRAME_OVER_LINES = 1.3  # a frame side's double line gives this many times an interior line
 
 
@@ -466,7 +456,7 @@ def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin
 
     inner = [strip(k, 1, True) for k in range(1, n)]
     inner += [strip(k, 1, False) for k in range(1, n)]
-    typical = float(_median(np.concatenate(inner)))
+    typical = float(fast_median(np.concatenate(inner)))
     if typical <= 0:
         return 0.0
     sides = np.concatenate(

@@ -489,14 +489,14 @@ def test_row_medians_over_the_used_pieces_match_nanmedian():
 
 def test_the_coin_reading_median_is_numpys():
     """The short-array median used by the coin split gives np.median's very number."""
-    from scanner.coins import _median
+    from scanner.median import fast_median
 
     rng = np.random.default_rng(4)
     for n in range(1, 20):
         for dtype in (np.float64, np.float32):
             values = rng.random(n).astype(dtype)
-            assert _median(values) == np.median(values)
-            assert np.asarray(_median(values)).dtype == dtype
+            assert fast_median(values) == np.median(values)
+            assert np.asarray(fast_median(values)).dtype == dtype
 
 
 def test_no_coin_read_where_faint_marks_nearly_split_is_uncertain():
