@@ -6,7 +6,6 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ from rich.console import Console
 from app.errors import INPUT_ERRORS, one_line, with_source
 
 if TYPE_CHECKING:
-    from app.config import Settings
+    from app.config import ForInput, Settings
 
 
 class _BareHelp:
@@ -113,21 +112,11 @@ def _parse_fixes(values: list[str] | None, n_inputs: int) -> dict:
         raise _usage(str(err)) from None
 
 
-@dataclass(frozen=True)
-class ForInput:
-    """What the settings say for one input, the same in ``score``, ``read`` and ``batch``."""
-
-    fixes: dict  # set by hand: the settings file's [set] for it, then --set (which wins)
-    side: str | None  # to read it as: set by hand for it, else --side (None: detect)
-    default_side: str | None  # the settings file's side: for an input that names none
-    default_cards: dict[str, str] | None  # a nearby settings file's: after a map's header
-    settings: Settings | None  # the settings file in use, if any
-
-
 def _for_input(path: Path, settings: Settings | None, given: dict, side: str | None) -> ForInput:
     """The settings for one input: ``settings`` (``--cards-file``) or else the
     cartoscore.toml nearest the input (``--cards`` wins over its cards, while its side
     and ``[set]`` still apply); ``given``, its ``--set``; ``side``, ``--side``."""
+    from app.config import ForInput
     from app.corrections import side_set
 
     found = None if settings is not None else _nearby_settings(path)
@@ -551,15 +540,10 @@ def batch(
     ),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
-    from app.batch import Job, still_current
+    from app.batch import plan_jobs
     from app.collect import collect_inputs, report_files_folder
     from app.outputs import output_path_problem
-    from app.results import (
-        BadResultsFile,
-        ResultsWriter,
-        finished_rows,
-        sheet_key,
-    )
+    from app.results import BadResultsFile, ResultsWriter
     from scoring.i18n import counted
 
     deal = _parse_cards(cards)
@@ -582,53 +566,35 @@ def batch(
     except (BadResultsFile, OSError) as err:
         raise _usage(one_line(err)) from None
     ctx.call_on_close(writer.close)  # however the command ends
-    previous = writer.previous
     # The results, the report and its overlays may lie in the folder scored: not sheets.
     collected = collect_inputs(inputs, exclude=[out] + ([html, overlay_dir] if html else []))
-    # A sheet is done when scored without error with what is now given for it.
-    done = finished_rows(previous)
-    jobs, used, skipped, again = [], {}, 0, 0
-    for path in collected.files:
-        plan = _for_input(Path(path), settings, {}, side_key)
-        if plan.settings is not None:
-            used[plan.settings.source] = plan.settings
-        job = Job(
-            path,
-            deal,
-            plan.side,
-            None if overlay_dir is None else str(overlay_dir),
-            default_cards=plan.default_cards,
-            fixes=tuple(plan.fixes.items()),
-            default_side=plan.default_side,
-            debug=debug,
-        )
-        earlier = done.get(sheet_key(path))
-        if earlier is None:
-            jobs.append(job)
-        elif still_current(earlier, job):
-            skipped += 1
-        else:
-            jobs.append(job)
-            again += 1
+    plan = plan_jobs(
+        collected.files,
+        lambda path: _for_input(path, settings, {}, side_key),
+        writer.previous,
+        cards=deal,
+        overlay_dir=overlay_dir,
+        debug=debug,
+    )
     for path, why in collected.skipped:
         _err(f"skipped {path}: {why}")
     for path, why in collected.unreadable:
         _err(f"error: {path}: {why}")
-    sheets = {sheet_key(f) for f in collected.files}
-    for source, found in used.items():
-        for named in sorted(set(found.fixes) - sheets):
-            _err(f"warning: {source}: [set] names {named}, which is not among the sheets")
-    if skipped:
-        _err(f"{counted(skipped, 'sheet')} already scored in {out}: skipped")
-    if again:
-        _err(f"{counted(again, 'sheet')} scored again: file, cards, side or [set] changed since")
-    n_workers = min(os.cpu_count() or 1, max(len(jobs), 1)) if workers is None else workers
+    for source, named in plan.stray_fixes:
+        _err(f"warning: {source}: [set] names {named}, which is not among the sheets")
+    if plan.skipped:
+        _err(f"{counted(plan.skipped, 'sheet')} already scored in {out}: skipped")
+    if plan.again:
+        _err(
+            f"{counted(plan.again, 'sheet')} scored again: file, cards, side or [set] changed since"
+        )
+    n_workers = min(os.cpu_count() or 1, max(len(plan.jobs), 1)) if workers is None else workers
     from app.batch_report import print_summary, run_with_progress, write_html
 
     console = Console(highlight=False, stderr=False)
     _stop_on_signals()
     try:
-        new_rows = run_with_progress(jobs, n_workers, writer, console)
+        new_rows = run_with_progress(plan.jobs, n_workers, writer, console)
     except KeyboardInterrupt:
         _err(
             f"interrupted: {counted(writer.written, 'more sheet')} saved in {out}; "

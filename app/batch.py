@@ -16,16 +16,16 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.config import pick_cards
+from app.config import ForInput, pick_cards
 from app.errors import INPUT_ERRORS, one_line, with_source
 from app.inputs import is_photo, load_with_settings
-from app.results import COLUMNS, cards_text, file_stamp, sheet_key
+from app.results import COLUMNS, cards_text, file_stamp, finished_rows, sheet_key
 from scanner.pages import source_stem
 from scoring.game import EDICTS
 
@@ -260,6 +260,69 @@ def error_row(source: str, message: str) -> dict:
     row["source"] = source
     row["error"] = with_source(source, message)
     return row
+
+
+# --- planning ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run is to score, and what it leaves (counted, for the CLI to tell)."""
+
+    jobs: list[Job]  # the sheets to score, in the order found
+    skipped: int  # scored without error before, with what is given now: left as they are
+    again: int  # scored without error before, but with something else: scored again
+    stray_fixes: list[tuple[str, str]]  # (settings file, a sheet its [set] names not found)
+
+
+def plan_jobs(
+    files: Sequence[str],
+    settings_for: Callable[[Path], ForInput],
+    previous: Iterable[dict],
+    cards: dict[str, str] | None = None,
+    overlay_dir: Path | None = None,
+    debug: bool = False,
+) -> Plan:
+    """A :class:`Job` for each of ``files`` that needs scoring: a sheet is done when the
+    newest of the ``previous`` rows (the results file's) scored it without error with
+    what is now given for it (:func:`still_current`).
+
+    ``settings_for`` gives each sheet's settings (its side, what is set by hand, the
+    nearby settings file's side and cards); ``cards``, the cards given for every sheet;
+    ``overlay_dir``, where the HTML report's overlays go; ``debug``, tracebacks of failed
+    sheets.
+    """
+    done = finished_rows(previous)
+    jobs, used, skipped, again = [], {}, 0, 0
+    for path in files:
+        plan = settings_for(Path(path))
+        if plan.settings is not None:
+            used[plan.settings.source] = plan.settings
+        job = Job(
+            path,
+            cards,
+            plan.side,
+            None if overlay_dir is None else str(overlay_dir),
+            default_cards=plan.default_cards,
+            fixes=tuple(plan.fixes.items()),
+            default_side=plan.default_side,
+            debug=debug,
+        )
+        earlier = done.get(sheet_key(path))
+        if earlier is None:
+            jobs.append(job)
+        elif still_current(earlier, job):
+            skipped += 1
+        else:
+            jobs.append(job)
+            again += 1
+    sheets = {sheet_key(f) for f in files}
+    stray = [
+        (source, named)
+        for source, found in used.items()
+        for named in sorted(set(found.fixes) - sheets)
+    ]
+    return Plan(jobs, skipped, again, stray)
 
 
 # --- running -------------------------------------------------------------------------

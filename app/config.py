@@ -71,6 +71,17 @@ class Settings:
         return self.fixes.get(sheet_key(sheet), {})
 
 
+@dataclass(frozen=True)
+class ForInput:
+    """What the settings say for one input, the same in ``score``, ``read`` and ``batch``."""
+
+    fixes: Fixes  # set by hand: the settings file's [set] for it, then --set (which wins)
+    side: str | None  # to read it as: set by hand for it, else --side (None: detect)
+    default_side: str | None  # the settings file's side: for an input that names none
+    default_cards: dict[str, str] | None  # a nearby settings file's: after a map's header
+    settings: Settings | None  # the settings file in use, if any
+
+
 def load_settings(path: str | Path) -> Settings:
     """Read a settings file.
 
