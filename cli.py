@@ -16,6 +16,7 @@ from app.errors import INPUT_ERRORS, one_line, with_source
 
 if TYPE_CHECKING:
     from app.config import ForInput, Settings
+    from app.seasons import Loaded
 
 
 class _BareHelp:
@@ -173,18 +174,6 @@ def _warn_deal(cards: dict[str, str], where: str = "") -> None:
         _err(f"warning: {where}{warning}")
 
 
-def _coins_for(
-    override: list[int] | None, sheet_coins: int | None, season: int | None = None
-) -> int | list[int]:
-    """--coins (one number, or one per season) wins over the sheet's own count, else 0;
-    with ``season`` (0 spring .. 3 winter: the sheet is that season's), its one count."""
-    if override is None:
-        return sheet_coins or 0
-    if len(override) == 1:
-        return override[0]
-    return override if season is None else override[season]
-
-
 @app.command(cls=_Command)
 def score(
     inputs: list[Path] = typer.Argument(
@@ -285,7 +274,7 @@ def score(
 
     draw = OverlayWriter(overlays, explain) if overlays is not None else None
     if per_season:
-        failed |= _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw)
+        failed |= _print_seasons(loaded, deal, coin_values, as_json, lang, console, draw)
     else:
         for index, (source, item, error) in enumerate(loaded):
             if error is not None:
@@ -433,13 +422,14 @@ def _score_one(
 ) -> None:
     from app.config import pick_cards
     from app.report import render_sheet, review_effects, sheet_json
+    from app.seasons import coins_for
     from scoring.game import score_game
 
     sheet = item.sheet
     cards = pick_cards(sheet.source, deal, item.cards)
     if deal is None:
         _warn_deal(cards, f"{sheet.source}: ")
-    game = score_game([sheet.map], cards, _coins_for(coin_values, sheet.coins))
+    game = score_game([sheet.map], cards, coins_for(coin_values, sheet.coins))
     # Once, for the report and the overlay (the JSON object has none).
     effects = None if as_json and draw is None else review_effects(sheet, game)
     if as_json:
@@ -450,59 +440,42 @@ def _score_one(
         draw(sheet, item.view, game, index, effects=effects)
 
 
-def _score_per_season(loaded, deal, coin_values, as_json, lang, console, draw) -> bool:
-    """Score the inputs as spring, summer, fall, winter of one sheet. True if any failed."""
-    from app.config import NO_CARDS
+def _print_seasons(
+    loaded: list[Loaded],
+    deal: dict[str, str] | None,
+    coin_values: list[int] | None,
+    as_json: bool,
+    lang: str,
+    console: Console,
+    draw: OverlayWriter | None,
+) -> bool:
+    """Score the inputs as spring, summer, fall, winter of one sheet
+    (:func:`app.seasons.score_seasons`) and print them. True if any failed."""
     from app.report import render_game, render_sheet, sheet_json
-    from scoring.game import SEASONS, score_game
+    from app.seasons import score_seasons
 
-    failed = any(error is not None for _, _, error in loaded)
-    good = [(i, item) for i, (_, item, error) in enumerate(loaded) if error is None]
-    cards = deal
-    if cards is None:
-        headed = [item.cards for _, item in good if item.cards is not None]
-        cards = headed[0] if headed else None
-        if any(c != cards for c in headed):
-            _err("warning: the map files' cards: headers differ; using the first")
-        if cards is not None:
-            _warn_deal(cards)
-    game = None
-    if good and cards is not None:
-        coins = [_coins_for(coin_values, item.sheet.coins, i) for i, item in good]
-        if len(good) < len(loaded):
-            _err("warning: seasons of failed inputs are left out of the total")
-        # Seasons follow input positions, so a failed input leaves its season out.
-        positions = [i for i, _ in good]
-        game = score_game(
-            [item.sheet.map for _, item in good],
-            cards,
-            coins,
-            per_season=True,
-            season_numbers=positions,
-        )
-    for i, (source, item, error) in enumerate(loaded):
-        season = SEASONS[i][0]
-        if error is not None:
-            _report_error(source, error, as_json)
+    seasons = score_seasons(loaded, deal, coin_values)
+    if seasons.headers_differ:
+        _err("warning: the map files' cards: headers differ; using the first")
+    if deal is None and seasons.cards is not None:
+        _warn_deal(seasons.cards)
+    if seasons.left_out:
+        _err("warning: seasons of failed inputs are left out of the total")
+    for i, one in enumerate(seasons.inputs):
+        if one.error is not None:
+            _report_error(one.source, one.error, as_json)
             continue
-        if game is None:
-            _report_error(source, NO_CARDS, as_json)
-            failed = True
-            continue
-        on_map = score_game([item.sheet.map], cards, _coins_for(coin_values, item.sheet.coins, i))
+        sheet = one.loaded.sheet
         if draw is not None:
-            draw(item.sheet, item.view, on_map, i, season)  # the overlay writes English
+            draw(sheet, one.loaded.view, one.on_map, i, one.season)  # the overlay writes English
         if as_json:
-            typer.echo(
-                json.dumps(
-                    sheet_json(item.sheet, on_map, game=game, season=season), ensure_ascii=False
-                )
-            )
+            line = sheet_json(sheet, one.on_map, game=seasons.game, season=one.season)
+            typer.echo(json.dumps(line, ensure_ascii=False))
         else:
-            render_sheet(console, item.sheet, on_map, lang=lang, season=season, show_game=False)
-    if game is not None and not as_json:
-        render_game(console, game, lang=lang)
-    return failed
+            render_sheet(console, sheet, one.on_map, lang=lang, season=one.season, show_game=False)
+    if seasons.game is not None and not as_json:
+        render_game(console, seasons.game, lang=lang)
+    return seasons.failed
 
 
 @app.command(cls=_Command)
