@@ -16,6 +16,7 @@ from app.errors import INPUT_ERRORS, one_line, with_source
 
 if TYPE_CHECKING:
     from app.config import ForInput, Settings
+    from app.overlay_files import OverlayWriter
     from app.seasons import Loaded
 
 
@@ -51,6 +52,12 @@ EXIT_INTERRUPTED = 130  # as a shell reports Ctrl-C
 
 def _err(message: str) -> None:
     typer.echo(message, err=True)
+
+
+def _say(line: str | None) -> None:
+    """``line`` on stderr, if there is one."""
+    if line is not None:
+        _err(line)
 
 
 def _usage(message: str) -> typer.Exit:
@@ -243,12 +250,13 @@ def score(
     _check_overlay(overlay, explain, deal)
 
     from app.inputs import DecodeAhead, is_photo, use_second_thread, warm_up_reader
+    from app.overlay_files import OverlayWriter, overlay_paths, write_places_tried
 
     use_second_thread()
     if any(is_photo(p) for p in inputs):
         warm_up_reader()
     console = Console(highlight=False, soft_wrap=False)
-    overlays = None if overlay is None else _overlay_paths(overlay, [str(p) for p in inputs])
+    overlays = None if overlay is None else overlay_paths(overlay, [str(p) for p in inputs])
     loaded = []
     failed = False
     with DecodeAhead(inputs) as ahead:  # the next photo decodes while one is read
@@ -270,9 +278,9 @@ def score(
                 loaded.append((str(path), None, one_line(err)))
                 failed = True
                 if overlays is not None:
-                    _write_attempts(overlays[index], err)
+                    _say(write_places_tried(overlays[index], err))
 
-    draw = OverlayWriter(overlays, explain) if overlays is not None else None
+    draw = None if overlays is None else OverlayWriter(overlays, explain)
     if per_season:
         failed |= _print_seasons(loaded, deal, coin_values, as_json, lang, console, draw)
     else:
@@ -349,65 +357,6 @@ def _check_overlay(
             raise _usage(str(err)) from None
 
 
-class OverlayWriter:
-    """Writes each input's overlay (called with sheet, view, game, the input's index
-    into ``paths`` and the review effects the report worked out, if any). An overlay
-    that cannot be made (written, or ``--explain``'s card is not in that game) is one
-    line on stderr and sets :attr:`failed`; the input's report stands as printed."""
-
-    def __init__(self, paths: list[Path], explain: str | None) -> None:
-        self.paths, self.explain = paths, explain
-        self.failed = False
-
-    def __call__(
-        self, sheet, view, game, index: int, season: str | None = None, effects=None
-    ) -> None:
-        from app.overlay import UnknownExplain, draw_overlay, resolve_explain, write_overlay
-
-        path = self.paths[index]
-        try:
-            edict = None if self.explain is None else resolve_explain(self.explain, game.cards)
-            write_overlay(path, draw_overlay(sheet, view, game, edict, season, effects))
-        except (UnknownExplain, OSError) as err:
-            _err(f"error: {sheet.source}: no overlay: {one_line(err)}")
-            self.failed = True
-        else:
-            _err(f"overlay written to {path}")
-
-
-def _overlay_paths(target: Path, sources: list[str]) -> list[Path]:
-    """Where each input's overlay goes: ``target`` for one input; for several,
-    ``target-<name>``, and ``target-<name>-<n>`` (the input's number, from 1) for inputs
-    whose names are alike (``round1/sheet.txt``, ``round2/sheet.txt``)."""
-    if len(sources) == 1:
-        return [target]
-    from scanner.pages import source_stem
-
-    stems = [source_stem(s) for s in sources]
-    return [
-        target.with_name(
-            f"{target.stem}-{stem}{f'-{n}' if stems.count(stem) > 1 else ''}{target.suffix}"
-        )
-        for n, stem in enumerate(stems, start=1)
-    ]
-
-
-def _write_attempts(path: Path | None, err: BaseException) -> None:
-    """With ``--overlay`` (written to ``path``), when no sheet was found: the photo with
-    every place tried."""
-    if path is None:
-        return
-    from app.overlay import write_attempts
-
-    try:
-        written = write_attempts(path, err)
-    except OSError as e:
-        _err(f"error: {one_line(e)}")
-    else:
-        if written:
-            _err(f"overlay of the places tried written to {path}")
-
-
 def _report_error(source: str, message: str, as_json: bool) -> None:
     """One line naming the input and the problem (JSON object with --json)."""
     message = with_source(source, message)
@@ -437,7 +386,7 @@ def _score_one(
     else:
         render_sheet(console, sheet, game, lang=lang, effects=effects)
     if draw is not None:
-        draw(sheet, item.view, game, index, effects=effects)
+        _err(draw(sheet, item.view, game, index, effects=effects))
 
 
 def _print_seasons(
@@ -466,8 +415,8 @@ def _print_seasons(
             _report_error(one.source, one.error, as_json)
             continue
         sheet = one.loaded.sheet
-        if draw is not None:
-            draw(sheet, one.loaded.view, one.on_map, i, one.season)  # the overlay writes English
+        if draw is not None:  # the overlay writes English
+            _err(draw(sheet, one.loaded.view, one.on_map, i, one.season))
         if as_json:
             line = sheet_json(sheet, one.on_map, game=seasons.game, season=one.season)
             typer.echo(json.dumps(line, ensure_ascii=False))
@@ -651,6 +600,7 @@ def read(
     """Print the recognised map in the text map format, ready to correct and score."""
     from app.corrections import side_set
     from app.inputs import use_second_thread, warm_up_reader
+    from app.overlay_files import write_places_tried
     from app.report import check_line, correction_text, map_notes
     from scoring.textmap import format_text
 
@@ -667,7 +617,7 @@ def read(
     except INPUT_ERRORS as err:
         if debug:
             traceback.print_exc()
-        _write_attempts(overlay, err)
+        _say(write_places_tried(overlay, err))
         _err(f"error: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet

@@ -278,7 +278,7 @@ def overlay_target_problem(path: str | Path) -> str | None:
 
     ``path`` must name a file of an image type OpenCV writes (PNG, JPEG, WebP, TIFF...)
     in a folder that exists; with several inputs each overlay goes beside it, with the
-    same folder and extension (``cli._overlay_paths``).
+    same folder and extension (:func:`app.overlay_files.overlay_paths`).
     """
     path = Path(path)
     problem = output_path_problem(path, "overlay.png")
