@@ -7,7 +7,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -45,6 +45,23 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # an internal error must not dump image arrays
     help="Score Cartographers map sheets from phone photos or map files.",
 )
+
+# Options several commands take alike (the same --help line in each).
+CardsOption = Annotated[
+    str | None,
+    typer.Option("--cards", metavar="A,B,C,D", help="Cards under edicts A,B,C,D (ids or names)."),
+]
+CardsFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--cards-file",
+        metavar="FILE",
+        help="TOML file with the cards (default: cartoscore.toml nearby).",
+    ),
+]
+SideOption = Annotated[
+    str, typer.Option("--side", metavar="auto|A|B", help="Printed side: auto, A or B.")
+]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports Ctrl-C
@@ -186,18 +203,9 @@ def score(
     inputs: list[Path] = typer.Argument(
         ..., help="Photos or map files (.txt/.map/.json).", readable=False
     ),
-    cards: str = typer.Option(
-        None, "--cards", metavar="A,B,C,D", help="Cards under edicts A,B,C,D (ids or names)."
-    ),
-    cards_file: Path = typer.Option(
-        None,
-        "--cards-file",
-        metavar="FILE",
-        help="TOML file with the cards (default: cartoscore.toml nearby).",
-    ),
-    side: str = typer.Option(
-        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
-    ),
+    cards: CardsOption = None,
+    cards_file: CardsFileOption = None,
+    side: SideOption = "auto",
     coins: str = typer.Option(
         None, "--coins", metavar="N|a,b,c,d", help="Marked coins (N, or a,b,c,d per season)."
     ),
@@ -433,15 +441,8 @@ def batch(
     inputs: list[Path] = typer.Argument(
         ..., help="Directories (searched recursively) or files.", readable=False
     ),
-    cards: str = typer.Option(
-        None, "--cards", metavar="A,B,C,D", help="Cards under edicts A,B,C,D (ids or names)."
-    ),
-    cards_file: Path = typer.Option(
-        None,
-        "--cards-file",
-        metavar="FILE",
-        help="TOML file with the cards (default: cartoscore.toml nearby).",
-    ),
+    cards: CardsOption = None,
+    cards_file: CardsFileOption = None,
     out: Path = typer.Option(
         Path("results.csv"),
         "--out",
@@ -451,9 +452,7 @@ def batch(
     workers: int = typer.Option(
         None, "--workers", metavar="N", help="Worker processes (default: CPU count; 0 = no pool)."
     ),
-    side: str = typer.Option(
-        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
-    ),
+    side: SideOption = "auto",
     html: Path = typer.Option(
         None, "--html", metavar="FILE", help="Also write an HTML report with overlays."
     ),
@@ -574,9 +573,7 @@ def list_cards(
 @app.command(cls=_Command)
 def read(
     photo: Path = typer.Argument(..., help="A photo of a map sheet.", readable=False),
-    side: str = typer.Option(
-        "auto", "--side", metavar="auto|A|B", help="Printed side: auto, A or B."
-    ),
+    side: SideOption = "auto",
     overlay: Path = typer.Option(
         None,
         "--overlay",
