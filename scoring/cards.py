@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from scoring.board import EMPTY, FARM, FOREST, MONSTER, MOUNTAIN, VILLAGE, WATER, Map
 from scoring.clusters import NEIGHBOURS, Cluster, clusters, on_edge
 from scoring.i18n import check_lang, counted
-from scoring.layouts import SIZE, Space, space_name
+from scoring.layouts import ROW_LETTERS, SIZE, Space, space_name
 
 DECKS = ("forest", "farm+water", "village", "spatial")
 
@@ -47,14 +47,11 @@ class Explanation:
         return {
             "reason": self.reason,
             "spaces": [space_name(s) for s in sorted(self.spaces)],
-            "rows": [ROW_LABELS[r] for r in self.rows],
+            "rows": [ROW_LETTERS[r] for r in self.rows],
             "columns": [c + 1 for c in self.columns],
             "clusters": [[space_name(s) for s in sorted(cl)] for cl in self.clusters],
             "diagonals": [[space_name(s) for s in d] for d in self.diagonals],
         }
-
-
-ROW_LABELS = "ABCDEFGHIJK"
 
 
 @dataclass(frozen=True)
