@@ -13,7 +13,8 @@ from benchmarks.measure_scanner import cell_centres
 from scanner import geometry as g
 from scanner.candidates import clockwise, frame_quads, line_quads, mountain_quads, paper_quads
 from scanner.cells import cut_cells
-from scanner.coins import _track_rows, band_centre_line, read_coin_track, split_marks
+from scanner.coin_track import _track_rows, band_centre_line
+from scanner.coins import read_coin_track, split_marks
 from scanner.detect import Pyramid, detection_level, find_grid, fit_lattice, ink_image
 from scanner.errors import SheetNotFound
 from scanner.overlay import draw_attempts, draw_scan

@@ -24,11 +24,10 @@ from scanner.bend import (
 )
 from scanner.candidates import _hull_to_quad, _straight_sides_quad, clockwise
 from scanner.coin_doubts import coins_in_photo
+from scanner.coin_track import _row_fit, locate_coins
 from scanner.coins import (
-    _row_fit,
     coin_marks,
     dark_among_unmarked,
-    locate_coins,
     read_coin_track,
     short_reference_doubt,
     split_marks,
