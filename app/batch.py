@@ -79,13 +79,13 @@ def init_worker(model: str | None = None, parent: int | None = None) -> None:
     cv2.setNumThreads(1)
     keep_freed_memory()
     try:
-        from scanner import classify
+        from scanner import cell_model, classify
         from scanner.cells import CROP_PX
         from scoring.layouts import SIDE_A
 
         if model is not None:
-            classify.MODEL_PATH = Path(model)
-        classify.set_threads(1)
+            cell_model.MODEL_PATH = Path(model)
+        cell_model.set_threads(1)
         classify.classify_cells(np.full((121, CROP_PX, CROP_PX, 3), 230, np.uint8), SIDE_A)
     except Exception:  # noqa: BLE001 - reported per photo when it matters
         pass

@@ -30,7 +30,7 @@ from scipy.special import softmax
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from models import synth  # noqa: E402
-from scanner import classify  # noqa: E402
+from scanner import cell_model, classify  # noqa: E402
 from scanner.cells import cut_cells  # noqa: E402
 from scanner.covered import covered_cells  # noqa: E402
 from scanner.shapes import edge_lines  # noqa: E402
@@ -58,7 +58,7 @@ def main() -> None:
     ap.add_argument("--mirror", action="store_true", help="also read mirrored cells and average")
     ap.add_argument("--model", type=Path, action="append", help="ONNX model to time (repeatable)")
     args = ap.parse_args()
-    models = args.model or [classify.MODEL_PATH]
+    models = args.model or [cell_model.MODEL_PATH]
 
     sheets = []
     for seed in range(2_000_000, 2_000_000 + args.sheets):
@@ -68,7 +68,7 @@ def main() -> None:
     sessions = []
     for path in models:
         t0 = time.perf_counter()
-        sessions.append(classify._session(path, args.threads))
+        sessions.append(cell_model.model_session(path, args.threads))
         print(f"{path.name}: session creation {(time.perf_counter() - t0) * 1000:.1f} ms")
 
     # Per model, per part: the seconds of each sheet's timing.
@@ -100,7 +100,7 @@ def main() -> None:
                 took["covered"].append(t1 - t0)
                 took["outlines"].append(t2 - t1)
                 t0 = time.perf_counter()
-                feed = classify.session_inputs(sess, crops, layout)
+                feed = cell_model.session_inputs(sess, crops, layout)
                 t1 = time.perf_counter()
                 logits, features = sess.run(None, feed)
                 t2 = time.perf_counter()

@@ -107,14 +107,12 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--model", default=None, help="cell model (default: the committed one)")
     args = ap.parse_args()
-    if args.model:
-        from scanner import classify
-
-        classify.MODEL_PATH = Path(args.model)
     from app.inputs import use_second_thread
-    from scanner import classify
+    from scanner import cell_model
 
-    classify.set_threads(1)  # as in ``score`` (onnxruntime's default in this process)
+    if args.model:
+        cell_model.MODEL_PATH = Path(args.model)
+    cell_model.set_threads(1)  # as in ``score`` (onnxruntime's default in this process)
     use_second_thread()  # as ``score`` and ``read`` do
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

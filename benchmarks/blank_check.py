@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scanner import classify  # noqa: E402
+from scanner import cell_model  # noqa: E402
 from scanner.cells import cut_cells  # noqa: E402
 from scanner.errors import ScanError  # noqa: E402
 from scanner.layout_prior import printed_table, ruins_mask  # noqa: E402
@@ -55,7 +55,7 @@ def check(path: Path, model: str | None) -> str:
     """One line: the free cells' P(empty) and what the doubtful ones are read as."""
     scan = scan_photo(path)
     layout = LAYOUTS[scan.side]
-    probs = classify.predict_probabilities(cut_cells(scan.view), layout, model=model)
+    probs = cell_model.predict_probabilities(cut_cells(scan.view), layout, model=model)
     free = printed_table(layout) < 0
     ruins = ruins_mask(layout)
     empty = probs[:, EMPTY]

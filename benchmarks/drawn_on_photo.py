@@ -144,9 +144,9 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.model:
-        from scanner import classify
+        from scanner import cell_model
 
-        classify.MODEL_PATH = Path(args.model)
+        cell_model.MODEL_PATH = Path(args.model)
     totals: dict[str, Counter] = defaultdict(Counter)
     misread: Counter = Counter()
     with tempfile.TemporaryDirectory() as scratch:

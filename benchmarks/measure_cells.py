@@ -134,19 +134,19 @@ _CLASSIFY_CELLS = None
 def use_model(spec: str | None, mirror: bool = False) -> None:
     """Make ``scanner.pipeline`` read with this model spec (None: the committed model,
     every step on), every cell also read mirrored with ``mirror``."""
-    from scanner import classify
+    from scanner import cell_model, classify
 
     global _CLASSIFY_CELLS
     if _CLASSIFY_CELLS is None:
         _CLASSIFY_CELLS = classify.classify_cells
-        _CLASSIFY_CELLS.default_model = classify.MODEL_PATH
+        _CLASSIFY_CELLS.default_model = cell_model.MODEL_PATH
     path, review = model_spec(spec)
     out = steps_left_out(spec)
     # Each step named after "!" is left out: its classify_cells keyword set False.
     options = {step.replace("-", "_"): False for step in out}
     if review is not None:
         options.update(min_prob=review[0], min_margin=review[1])
-    classify.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
+    cell_model.MODEL_PATH = path or _CLASSIFY_CELLS.default_model
     classify.classify_cells = functools.partial(_CLASSIFY_CELLS, mirror=mirror, **options)
 
 
@@ -325,7 +325,7 @@ def main() -> None:
             ap.error("--scan-only needs --scan-cache")
         models = []
     if args.no_consistency:  # the same as '!consistency' on every model
-        from scanner.classify import MODEL_PATH
+        from scanner.cell_model import MODEL_PATH
 
         models = [f"{m or resolve_spec(str(MODEL_PATH))}!consistency" for m in models]
     cache = str(args.scan_cache) if args.scan_cache else None

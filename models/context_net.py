@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from scanner.classify import MODEL_PATH
+from scanner.cell_model import MODEL_PATH
 from scanner.context import (
     CELL_MODEL_KEY,
     FEATURES_INPUT,

@@ -81,7 +81,7 @@ def quantize(
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    from scanner.classify import model_input_px
+    from scanner.cell_model import model_input_px
 
     class _Sheets(CalibrationDataReader):
         def __init__(self) -> None:

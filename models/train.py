@@ -563,7 +563,7 @@ def _accuracy(model, x, r, labels: np.ndarray) -> float:
 def review_table(probs: np.ndarray, truth: np.ndarray, plain: np.ndarray) -> list[dict]:
     """For a few review thresholds: flagged cells per sheet and the share of errors caught.
 
-    Same rule as :func:`scanner.classify.review_cells` (top probability below
+    Same rule as :func:`scanner.review.review_cells` (top probability below
     ``min_prob`` or top two closer than ``min_margin``), on non-printed cells.
     """
     top2 = -np.sort(-probs, axis=1)[:, :2]
@@ -592,7 +592,8 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     """
     import onnxruntime as ort
 
-    from scanner.classify import apply_layout_prior, image_codes
+    from scanner.cell_model import image_codes
+    from scanner.layout_prior import apply_layout_prior
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     k = len(CLASSES)

@@ -73,11 +73,11 @@ def warm_up() -> Future | None:
 
 def _build_sessions() -> None:
     try:
-        from scanner import classify
+        from scanner import cell_model
         from scanner.context import fits
 
-        classify.model_session()
-        fits(classify.MODEL_PATH)
+        cell_model.model_session()
+        fits(cell_model.MODEL_PATH)
     except Exception:  # noqa: BLE001 - a missing model is reported when a photo is read
         pass
 

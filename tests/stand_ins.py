@@ -10,7 +10,7 @@ import numpy as np
 
 
 class FixedReader:
-    """Stands in for ``scanner.classify._Reader``: returns the class attribute ``probs``
+    """Stands in for ``scanner.cell_model.CellReader``: returns the class attribute ``probs``
     as the model's probabilities (set it per test), and no features."""
 
     probs: np.ndarray

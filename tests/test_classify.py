@@ -6,9 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scanner import classify
+from scanner import cell_model, classify
 from scanner.cells import cut_cells
 from scanner.normalize import CLASSES, balance_sheet, model_inputs, to_tensor
+from scanner.onnx_session import ModelNotFound
+from scanner.review import UNFILLED_RUINS
 from scoring.layouts import LAYOUTS, SIZE, space_name
 
 # Rendered with seeds far from the training (0..) and validation (1,000,000..) ranges.
@@ -28,14 +30,14 @@ def _labels(truth) -> np.ndarray:
 
 
 def test_committed_model_is_small_and_has_the_documented_inputs():
-    assert classify.MODEL_PATH.is_file()
-    assert classify.MODEL_PATH.stat().st_size <= 2 * 1024 * 1024
-    sess = classify._session(classify.MODEL_PATH, 1)
+    assert cell_model.MODEL_PATH.is_file()
+    assert cell_model.MODEL_PATH.stat().st_size <= 2 * 1024 * 1024
+    sess = cell_model.model_session(cell_model.MODEL_PATH, 1)
     inputs = {i.name: i for i in sess.get_inputs()}
     # The 8-bit model reads its first layer's codes, channels last (models.quantize).
     assert inputs["image"].shape[1:] == [48, 48, 3] and inputs["image"].type == "tensor(uint8)"
     assert inputs["ruins"].shape[1:] == [1]
-    assert classify.image_codes(sess) is not None
+    assert cell_model.image_codes(sess) is not None
     assert sess.get_outputs()[0].shape[1] == len(CLASSES)
 
 
@@ -124,20 +126,20 @@ def test_a_mark_fading_into_the_paper_passes_through_doubt():
 
 
 def test_session_is_built_once_and_threads_are_configurable():
-    a = classify._session(classify.MODEL_PATH, 1)
-    assert classify._session(classify.MODEL_PATH, 1) is a
-    assert classify._session(classify.MODEL_PATH, 2) is not a
-    classify.set_threads(2)
+    a = cell_model.model_session(cell_model.MODEL_PATH, 1)
+    assert cell_model.model_session(cell_model.MODEL_PATH, 1) is a
+    assert cell_model.model_session(cell_model.MODEL_PATH, 2) is not a
+    cell_model.set_threads(2)
     try:
         crops, truth = _rendered(SEEDS[0])
         two = classify.classify_cells(crops, LAYOUTS[truth["side"]])
     finally:
-        classify.set_threads(1)
+        cell_model.set_threads(1)
     one = classify.classify_cells(crops, LAYOUTS[truth["side"]])
     assert one.grid == two.grid
     np.testing.assert_allclose(one.probabilities, two.probabilities, atol=1e-5)
     with pytest.raises(ValueError):
-        classify.set_threads(-1)
+        cell_model.set_threads(-1)
 
 
 def test_mirror_averaging_reads_the_same_sheet():
@@ -169,7 +171,7 @@ def test_printed_terrain_and_grid_shape():
 
 def test_a_missing_model_is_a_typed_error(tmp_path: Path):
     crops, truth = _rendered(SEEDS[0])
-    with pytest.raises(classify.ModelNotFound):
+    with pytest.raises(ModelNotFound):
         classify.classify_cells(crops, LAYOUTS[truth["side"]], model=tmp_path / "none.onnx")
 
 
@@ -225,8 +227,8 @@ def test_every_ruins_space_read_empty_is_listed_for_review():
         for r, c in layout.ruins:
             if on.grid[r][c] == ".":
                 assert space_name((r, c)) in reasons
-                listed += reasons[space_name((r, c))] == classify.UNFILLED_RUINS
-        assert classify.UNFILLED_RUINS not in {r.reason for r in off.review}
+                listed += reasons[space_name((r, c))] == UNFILLED_RUINS
+        assert UNFILLED_RUINS not in {r.reason for r in off.review}
     assert listed > 0
 
 
@@ -246,8 +248,8 @@ def test_second_look_averages_the_mirrored_reading_of_doubtful_cells_only():
     )
     doubtful = first.probabilities.max(axis=1) < classify.SECOND_LOOK_BELOW
     assert 0 < doubtful.sum() < SIZE * SIZE // 2
-    plain = classify.predict_probabilities(crops, layout, mirror=False)
-    both = classify.predict_probabilities(crops, layout, mirror=True)
+    plain = cell_model.predict_probabilities(crops, layout, mirror=False)
+    both = cell_model.predict_probabilities(crops, layout, mirror=True)
     second = classify.classify_cells(crops, layout, second_look=True)
     np.testing.assert_allclose(second.model_probabilities[doubtful], both[doubtful], atol=1e-5)
     np.testing.assert_allclose(second.model_probabilities[~doubtful], plain[~doubtful], atol=1e-5)

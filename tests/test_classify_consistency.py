@@ -7,7 +7,7 @@ import onnx
 import onnxruntime as ort
 
 from models.onnx_outputs import add_features_output
-from scanner import classify
+from scanner import cell_model
 from scanner.layout_prior import apply_layout_prior
 from scanner.normalize import CLASSES, FEATURES_OUTPUT
 from scanner.votes import PROTOTYPE_MIN_PROB, RESCORE_BELOW, sheet_consistency
@@ -96,10 +96,10 @@ def test_without_sure_cells_of_a_class_nothing_is_invented():
 
 
 def test_committed_model_exports_the_features_the_head_reads():
-    sess = classify._session(classify.MODEL_PATH, 1)
+    sess = cell_model.model_session(cell_model.MODEL_PATH, 1)
     outputs = {o.name: o.shape for o in sess.get_outputs()}
     assert FEATURES_OUTPUT in outputs and outputs[FEATURES_OUTPUT][0] == "cells"
-    model = onnx.load(str(classify.MODEL_PATH))
+    model = onnx.load(str(cell_model.MODEL_PATH))
     head = next(i for i in model.graph.initializer if i.name == "head.weight")
     x = np.random.default_rng(3).integers(0, 256, (5, 48, 48, 3), np.uint8)  # 8-bit codes
     ruins = np.array([[0], [1], [0], [0], [1]], np.float32)
@@ -112,7 +112,7 @@ def test_committed_model_exports_the_features_the_head_reads():
 
 
 def test_the_features_output_can_be_added_to_an_older_export(tmp_path: Path):
-    model = onnx.load(str(classify.MODEL_PATH))
+    model = onnx.load(str(cell_model.MODEL_PATH))
     keep = [o for o in model.graph.output if o.name != FEATURES_OUTPUT]
     del model.graph.output[:]
     model.graph.output.extend(keep)

@@ -8,10 +8,11 @@ player draws one way all game, so the model can read a whole design wrong and su
 import numpy as np
 import pytest
 
-from scanner import classify
-from scanner.classify import FARM_OR_WATER, FARM_WATER_DOUBT, classify_cells, farm_maybe_water
+from scanner import cell_model
+from scanner.classify import classify_cells
 from scanner.layout_prior import apply_layout_prior
 from scanner.normalize import CLASSES
+from scanner.review import FARM_OR_WATER, FARM_WATER_DOUBT, farm_maybe_water
 from scoring.layouts import SIDE_A, parse_space
 from tests.stand_ins import FixedReader
 
@@ -45,7 +46,7 @@ def test_a_sure_farm_with_water_possible_is_listed(monkeypatch, on):
         probs[_index(name)] = _row(F=0.9999, W=0.0001)
     probs[_index("E5")] = _row(F=0.997, W=0.003)
     monkeypatch.setattr(FixedReader, "probs", apply_layout_prior(probs, SIDE_A), raising=False)
-    monkeypatch.setattr(classify, "_Reader", FixedReader)
+    monkeypatch.setattr(cell_model, "CellReader", FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)
     reading = classify_cells(crops, SIDE_A, covered=False, shapes=False, farm_water=on)
     reviews = {r.space: r for r in reading.review}

@@ -11,14 +11,9 @@ import numpy as np
 
 from scanner import classify
 from scanner.cells import cut_cells
-from scanner.classify import (
-    DECIDED_BY_LOOKALIKES,
-    DECIDED_BY_NEIGHBOURS,
-    DECIDED_BY_SHAPE,
-    apply_layout_prior,
-    lookalike_vote,
-)
+from scanner.classify import apply_layout_prior, lookalike_vote
 from scanner.normalize import CLASSES
+from scanner.review import DECIDED_BY_LOOKALIKES, DECIDED_BY_NEIGHBOURS, DECIDED_BY_SHAPE
 from scoring.layouts import LAYOUTS, SIDE_A, parse_space, space_name
 
 FARM, WATER, EMPTY = (CLASSES.index(s) for s in "FW.")

@@ -8,16 +8,10 @@ several spaces in one terrain, so a drawn space usually shares a side with its o
 import numpy as np
 import pytest
 
-from scanner import classify
-from scanner.classify import (
-    DECIDED_BY_NEIGHBOURS,
-    DECIDED_BY_SHAPE,
-    apply_layout_prior,
-    classify_cells,
-    neighbour_prior,
-    review_cells,
-)
+from scanner import cell_model
+from scanner.classify import apply_layout_prior, classify_cells, neighbour_prior
 from scanner.normalize import CLASSES
+from scanner.review import DECIDED_BY_NEIGHBOURS, DECIDED_BY_SHAPE, REVIEW_MIN_PROB, review_cells
 from scoring.layouts import SIDE_A, parse_space, space_name
 from tests.stand_ins import FixedReader
 
@@ -104,7 +98,7 @@ def test_classify_cells_applies_the_prior_and_flags_what_it_decided(monkeypatch,
         _set(probs, name, T=0.999, E=0.001)
     _set(probs, "H9", W=0.52, T=0.48)
     monkeypatch.setattr(FixedReader, "probs", probs, raising=False)
-    monkeypatch.setattr(classify, "_Reader", FixedReader)
+    monkeypatch.setattr(cell_model, "CellReader", FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)
     reading = classify_cells(crops, SIDE_A, neighbours=neighbours, covered=False)
     r, c = parse_space("H9")
@@ -124,9 +118,9 @@ def test_neighbours_never_take_a_doubtful_cell_off_the_review(monkeypatch):
     for name in ("H8", "H10"):
         _set(probs, name, W=0.999, E=0.001)
     _set(probs, "H9", W=0.97, T=0.03)
-    assert neighbour_prior(probs, SIDE_A)[_index("H9")].max() > classify.REVIEW_MIN_PROB
+    assert neighbour_prior(probs, SIDE_A)[_index("H9")].max() > REVIEW_MIN_PROB
     monkeypatch.setattr(FixedReader, "probs", probs, raising=False)
-    monkeypatch.setattr(classify, "_Reader", FixedReader)
+    monkeypatch.setattr(cell_model, "CellReader", FixedReader)
     reading = classify_cells(np.zeros((121, 96, 96, 3), np.uint8), SIDE_A, covered=False)
     reviews = {x.space: x for x in reading.review}
     assert reviews["H9"].reason == "low confidence"

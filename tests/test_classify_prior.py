@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from scanner.classify import UNFILLED_RUINS, apply_layout_prior, looks_blank, review_cells
+from scanner.classify import apply_layout_prior, looks_blank
 from scanner.normalize import CLASSES
+from scanner.review import UNFILLED_RUINS, review_cells
 from scoring.layouts import SIDE_A, SIDE_B, parse_space
 
 

@@ -232,7 +232,7 @@ def test_photo_json_has_confidence_and_review(monkeypatch):
 
 
 def test_a_cell_under_the_review_threshold_never_shows_the_threshold(monkeypatch):
-    # Cells are reviewed under 0.99 (scanner.classify.REVIEW_MIN_PROB); 0.988 printed
+    # Cells are reviewed under 0.99 (scanner.review.REVIEW_MIN_PROB); 0.988 printed
     # to two places would read "T 0.99" beside "low confidence".
     def sheet(path, *, side=None, decoded=None):
         review = (Review("J6", "low confidence", {"T": 0.988, "F": 0.012}),)

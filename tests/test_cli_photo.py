@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-import scanner.classify
+import scanner.cell_model
 from scanner import geometry as g
 from scoring.cards import CARDS
 from scoring.game import score_game
@@ -33,7 +33,7 @@ def photo(tmp_path_factory) -> tuple[str, dict]:
 
 @pytest.fixture
 def stand_in(monkeypatch):
-    monkeypatch.setattr(scanner.classify, "MODEL_PATH", STAND_IN_MODEL)
+    monkeypatch.setattr(scanner.cell_model, "MODEL_PATH", STAND_IN_MODEL)
     return STAND_IN_MODEL
 
 

@@ -10,15 +10,9 @@ from functools import cache
 
 import numpy as np
 
-from scanner import classify
+from scanner import cell_model, classify
 from scanner.cells import cut_cells
-from scanner.classify import (
-    DECIDED_BY_LOOKALIKES,
-    DECIDED_BY_NEIGHBOURS,
-    DECIDED_BY_SHAPE,
-    DECIDED_BY_SHEET,
-    free_cells,
-)
+from scanner.classify import free_cells
 from scanner.context import (
     CONTEXT_PATH,
     N_FEATURES,
@@ -28,6 +22,12 @@ from scanner.context import (
     printed_kinds,
 )
 from scanner.normalize import CLASSES
+from scanner.review import (
+    DECIDED_BY_LOOKALIKES,
+    DECIDED_BY_NEIGHBOURS,
+    DECIDED_BY_SHAPE,
+    DECIDED_BY_SHEET,
+)
 from scoring.layouts import LAYOUTS, SIDE_A, SIDE_B, space_name
 
 
@@ -41,8 +41,8 @@ def _rendered(seed: int, difficulty: str):
 
 
 def _cell_model(crops, layout):
-    sess = classify._session(classify.MODEL_PATH, 1)
-    feed = classify.session_inputs(sess, crops, layout)
+    sess = cell_model.model_session(cell_model.MODEL_PATH, 1)
+    feed = cell_model.session_inputs(sess, crops, layout)
     logits, features = sess.run(["logits", "features"], feed)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True), features
@@ -250,7 +250,7 @@ def test_the_step_runs_only_with_the_cell_model_the_context_model_was_stamped_fo
     from models.context_net import stamp
     from scanner.context import fits
 
-    committed, other = classify.MODEL_PATH, CONTEXT_PATH.parent / "cells.onnx"
+    committed, other = cell_model.MODEL_PATH, CONTEXT_PATH.parent / "cells.onnx"
     assert fits(committed) and not fits(other)
     copy = tmp_path / "context.onnx"
     shutil.copy(CONTEXT_PATH, copy)

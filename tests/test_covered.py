@@ -13,11 +13,12 @@ import pytest
 from benchmarks.occlude import occlude
 from models.synth import make_photo
 from scanner.cells import cut_cells
-from scanner.classify import CLASSES, review_cells
 from scanner.covered import COVERED, covered_cells
 from scanner.geometry import to_canonical_px
 from scanner.layout_prior import printed_table
+from scanner.normalize import CLASSES
 from scanner.pipeline import scan_photo, sheet_from_scan
+from scanner.review import review_cells
 from scoring.layouts import LAYOUTS, SIZE, parse_space, space_name
 from tests.pinned_renders import pinned_view
 

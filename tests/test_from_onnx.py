@@ -8,7 +8,7 @@ ort = pytest.importorskip("onnxruntime")
 
 from models.from_onnx import state_from_onnx  # noqa: E402
 from models.net import LAYERS, POOL, CellNet, export_onnx  # noqa: E402
-from scanner.classify import MODEL_PATH  # noqa: E402
+from scanner.cell_model import MODEL_PATH  # noqa: E402
 from scanner.normalize import IMAGE_INPUT, INPUT_PX, RUINS_INPUT  # noqa: E402
 
 SMALL = ((8, 2), (12, 1), "P", (16, 1))

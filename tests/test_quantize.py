@@ -8,7 +8,7 @@ import onnx
 import onnxruntime as ort
 
 from models.quantize import FLOAT_MODEL, INT8_MODEL, code_input, int8_path, quantize
-from scanner import classify
+from scanner import cell_model
 from scanner.cells import cut_cells
 from scanner.normalize import (
     CLASSES,
@@ -42,7 +42,7 @@ def _cells() -> tuple[np.ndarray, np.ndarray]:
 
 def _run(sess, images: np.ndarray, ruins: np.ndarray) -> list[np.ndarray]:
     """Logits and features, the image given as the model reads it (ink amounts or codes)."""
-    feed = {IMAGE_INPUT: model_image(images, classify.image_codes(sess)), RUINS_INPUT: ruins}
+    feed = {IMAGE_INPUT: model_image(images, cell_model.image_codes(sess)), RUINS_INPUT: ruins}
     return sess.run(["logits", FEATURES_OUTPUT], feed)
 
 
@@ -61,7 +61,7 @@ def _agree(a: Path, b: Path) -> float:
 
 
 def test_the_scanner_runs_the_committed_8_bit_copy():
-    assert classify.MODEL_PATH == INT8_MODEL == int8_path(FLOAT_MODEL) and INT8_MODEL.is_file()
+    assert cell_model.MODEL_PATH == INT8_MODEL == int8_path(FLOAT_MODEL) and INT8_MODEL.is_file()
     model = onnx.load(str(INT8_MODEL))
     ops = [n.op_type for n in model.graph.node]
     assert "DequantizeLinear" in ops and "QuantizeLinear" in ops
@@ -101,8 +101,8 @@ def test_the_8_bit_copy_reads_codes_and_answers_exactly_as_from_ink_amounts(tmp_
     sessions = [
         ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]) for p in (inks, coded)
     ]
-    assert classify.image_codes(sessions[0]) is None
-    codes = classify.image_codes(sessions[1])
+    assert cell_model.image_codes(sessions[0]) is None
+    codes = cell_model.image_codes(sessions[1])
     # The lighter the grey, the less ink: black's code is the highest, paper's (224) lower.
     assert np.all(np.diff(codes.astype(int)) <= 0) and codes[0] > codes[224]
     for cells in (images, images[:, :, ::-1]):  # as read, and mirrored left-right

@@ -8,7 +8,7 @@ import pytest
 from benchmarks.occlude import occlude
 from models.synth import make_photo
 from scanner import pipeline
-from scanner.classify import COVERED
+from scanner.covered import COVERED
 from scanner.load import load_photo
 
 

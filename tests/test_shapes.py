@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from scanner.cells import cut_cells
-from scanner.classify import DECIDED_BY_SHAPE, classify_cells
+from scanner.classify import classify_cells
 from scanner.geometry import canonical_size, to_canonical_px
 from scanner.normalize import CLASSES
+from scanner.review import DECIDED_BY_SHAPE
 from scanner.shapes import edge_lines, outlined_shapes, shape_vote
 from scoring.layouts import LAYOUTS
 
@@ -143,7 +144,7 @@ def test_a_group_larger_than_any_card_shape_is_left_alone():
 
 @pytest.mark.parametrize("outline", [True, False])
 def test_classify_lists_a_cell_its_shape_decided(monkeypatch, outline):
-    from scanner import classify
+    from scanner import cell_model
 
     view = _view([L_SHAPE, DOMINO, SQUARE], outline=outline)
     reading = {
@@ -164,7 +165,7 @@ def test_classify_lists_a_cell_its_shape_decided(monkeypatch, outline):
         def mirrored(self, cells):
             return _probs(reading)[cells], None
 
-    monkeypatch.setattr(classify, "_Reader", Reader)
+    monkeypatch.setattr(cell_model, "CellReader", Reader)
     result = classify_cells(cut_cells(view), LAYOUTS["A"], covered=False)
     reasons = {r.space: r.reason for r in result.review}
     if outline:

@@ -4,7 +4,7 @@ import numpy as np
 
 from models.train import build_set, difficulty_for
 from models.train_context import sheet_arrays, terrain_errors, train
-from scanner import classify
+from scanner import cell_model
 from scanner.cells import cut_cells
 from scanner.context import context_logits
 from scoring.layouts import LAYOUTS
@@ -21,7 +21,7 @@ def test_the_training_sheets_are_the_committed_models_reading():
     assert arrays["side"][1] == (truth["side"] == "B")
     labels = "".join(truth["grid"])
     assert "".join(".TVFWM^#"[k] for k in arrays["labels"][1]) == labels
-    probs = classify.predict_probabilities(cut_cells(view), layout)
+    probs = cell_model.predict_probabilities(cut_cells(view), layout)
     logits = arrays["logits"][1]
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), probs, atol=1e-4)

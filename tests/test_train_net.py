@@ -104,7 +104,7 @@ def test_export_matches_torch_and_exports_the_features_the_head_reads(pool, tmp_
 def test_a_model_exported_at_another_input_size_is_read_at_that_size(tmp_path: Path):
     """`models.train --input-px 64` exports a net reading 64 px cells; the scanner shrinks
     the 96 px crops to what the model's ONNX input says, not to the default 48."""
-    from scanner import classify
+    from scanner import cell_model
     from scanner.normalize import CROP_PX, model_inputs
     from scoring.layouts import SIDE_A
 
@@ -112,13 +112,13 @@ def test_a_model_exported_at_another_input_size_is_read_at_that_size(tmp_path: P
     net = CellNet()
     path = tmp_path / "net64.onnx"
     export_onnx(net, str(path), px=64)
-    sess = classify.model_session(path)
-    assert classify.input_px(sess) == 64
-    assert classify.input_px(classify.model_session()) == INPUT_PX  # the committed model
+    sess = cell_model.model_session(path)
+    assert cell_model.input_px(sess) == 64
+    assert cell_model.input_px(cell_model.model_session()) == INPUT_PX  # the committed model
     crops = np.random.default_rng(2).integers(0, 256, (121, CROP_PX, CROP_PX, 3), np.uint8)
     feed = model_inputs(crops, SIDE_A, 64)
     assert feed["image"].shape == (121, 3, 64, 64)
     with torch.no_grad():
         want = net(torch.from_numpy(feed["image"]), torch.from_numpy(feed["ruins"]))
-    probs = classify.predict_probabilities(crops, SIDE_A, model=path)
+    probs = cell_model.predict_probabilities(crops, SIDE_A, model=path)
     np.testing.assert_allclose(probs, torch.softmax(want.double(), 1).numpy(), atol=1e-4)

@@ -92,7 +92,7 @@ def measure_one(job: tuple) -> list[dict]:
 
     cv2.setNumThreads(1)
     from benchmarks.measure_cells import use_model
-    from scanner.classify import set_threads
+    from scanner.cell_model import set_threads
 
     set_threads(1)
     path, truth = render_one((folder, seed, difficulty))
