@@ -22,7 +22,7 @@ from scanner.normalize import (
     ink_codes,
     model_inputs,
 )
-from scanner.onnx_session import load_session
+from scanner.onnx_session import cached_session
 from scoring.layouts import Layout
 
 #: The committed model the scanner runs: the 8-bit copy of the trained ``models/cells.onnx``
@@ -30,7 +30,6 @@ from scoring.layouts import Layout
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "cells.int8.onnx"
 
 _threads = 1
-_sessions: dict[tuple[str, int], object] = {}
 
 
 def set_threads(n: int) -> None:
@@ -41,17 +40,11 @@ def set_threads(n: int) -> None:
     _threads = n
 
 
-def _session(path: Path, threads: int):
-    key = (str(path), threads)
-    if key not in _sessions:
-        _sessions[key] = load_session(path, threads, "cell model")
-    return _sessions[key]
-
-
 def model_session(model: Path | None = None, threads: int | None = None):
     """The onnxruntime session :func:`scanner.classify.classify_cells` reads with (built
     once per process)."""
-    return _session(Path(model) if model else MODEL_PATH, _threads if threads is None else threads)
+    path = Path(model) if model else MODEL_PATH
+    return cached_session(path, _threads if threads is None else threads, "cell model")
 
 
 def predict_probabilities(

@@ -23,7 +23,7 @@ from scipy.special import softmax
 
 from scanner.layout_prior import printed_table, ruins_mask
 from scanner.normalize import CLASSES
-from scanner.onnx_session import load_session
+from scanner.onnx_session import cached_session
 from scoring.layouts import SIZE, Layout
 
 CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"
@@ -42,8 +42,6 @@ LOG_PROBS_INPUT, FEATURES_INPUT, PRINTED_INPUT, SIDE_INPUT = (
 N_FEATURES = 160
 #: The five drawn terrains' places in :data:`CLASSES` (forest ... monster).
 TERRAINS = slice(CLASSES.index("T"), CLASSES.index("M") + 1)
-
-_sessions: dict[str, object] = {}
 
 
 def drawn_terrain(labels, printed):
@@ -65,10 +63,8 @@ def printed_kinds(layout: Layout) -> np.ndarray:
 
 
 def _session(path: Path):
-    key = str(path)
-    if key not in _sessions:
-        _sessions[key] = load_session(path, 1, "sheet-context model")
-    return _sessions[key]
+    """The context model's session (one thread; built once per process and file)."""
+    return cached_session(path, 1, "sheet-context model")
 
 
 def file_sha256(path: Path) -> str:

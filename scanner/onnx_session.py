@@ -1,6 +1,6 @@
-"""onnxruntime sessions for the scanner's models: the options and the missing-file check
-in one place. Each caller keeps its sessions (one per process and model file, and for the
-cell model per thread count); onnxruntime is imported on the first one."""
+"""onnxruntime sessions for the scanner's models: the options, the missing-file check and
+the one cache of sessions (one per process, model file and thread count) in one place;
+onnxruntime is imported on the first one."""
 
 from __future__ import annotations
 
@@ -11,8 +11,21 @@ if TYPE_CHECKING:
     from onnxruntime import InferenceSession
 
 
+#: The sessions built so far, by model file and thread count (:func:`cached_session`).
+_sessions: dict[tuple[str, int], InferenceSession] = {}
+
+
 class ModelNotFound(FileNotFoundError):
     """A model file is missing (a broken install or checkout)."""
+
+
+def cached_session(path: Path, threads: int, what: str) -> InferenceSession:
+    """:func:`load_session`'s session for ``path`` and ``threads``, built on the first call
+    in this process and kept (a missing file is looked for again on the next call)."""
+    key = (str(path), threads)
+    if key not in _sessions:
+        _sessions[key] = load_session(path, threads, what)
+    return _sessions[key]
 
 
 def load_session(path: Path, threads: int, what: str) -> InferenceSession:

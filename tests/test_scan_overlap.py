@@ -53,16 +53,15 @@ def test_the_second_thread_gives_the_same_scan(side, coins):
 def test_warming_up_builds_both_model_sessions_in_the_second_thread(monkeypatch):
     """``score`` and ``read`` build the cell and context sessions while the first photo
     decodes; a missing model is left for the photo's own reading to report."""
-    from scanner import cell_model, context
+    from scanner import cell_model, context, onnx_session
 
-    monkeypatch.setattr(cell_model, "_sessions", {})
-    monkeypatch.setattr(context, "_sessions", {})
+    monkeypatch.setattr(onnx_session, "_sessions", {})
     context.fits.cache_clear()
     pipeline.set_overlap(True)
     try:
         pipeline.warm_up().result(timeout=60)
-        assert (str(cell_model.MODEL_PATH), cell_model._threads) in cell_model._sessions
-        assert str(context.CONTEXT_PATH) in context._sessions
+        assert (str(cell_model.MODEL_PATH), cell_model._threads) in onnx_session._sessions
+        assert (str(context.CONTEXT_PATH), 1) in onnx_session._sessions
         monkeypatch.setattr(cell_model, "MODEL_PATH", cell_model.MODEL_PATH.with_name("none.onnx"))
         assert pipeline.warm_up().result(timeout=60) is None  # no error escaped
     finally:
