@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
         soup(args.models, args.out)
     except (ValueError, OSError) as e:
         ap.error(str(e))
+    from models.cell_data import VALIDATION_SEED, cached_set
     from models.quantize import int8_path, quantize
-    from models.train import VALIDATION_SEED, cached_set, evaluate_onnx
+    from models.train import evaluate_onnx
 
     seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
     metrics = evaluate_onnx(args.out, cached_set("val", seeds, args.workers, source="photo"))

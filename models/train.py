@@ -58,14 +58,16 @@ committed weights are synthesis 12's): the defaults, ``--augment-extra 1`` and t
 with ``--seed 1`` read own normal tune photos no better (155, 162, 155 misread cells
 against 155) and held-out normal sheets less often all right (11, 13, 10 against 15),
 though ``--augment-extra 1`` again cut hard-photo errors (own 828 -> 748 / 797, held-out
-383 -> 367 / 347); docs/history.md has the table.
+383 -> 367 / 347); docs/history.md has the table. The augmentations are in
+:mod:`models.augment`.
 
 Data: ``models.synth.make_view(seed, difficulty)`` renders a sheet already in the
 canonical rectified view; ``scanner.cells.cut_cells`` cuts its 121 crops and
 ``scanner.normalize.balance_sheet`` shrinks and white-balances them -- the very
 functions the scanner runs. Training seeds are ``0..N-1``; validation seeds start at
 ``VALIDATION_SEED`` and are never trained on. Everything is seeded, so a run is
-repeatable (up to torch's CPU kernels' float ordering).
+repeatable (up to torch's CPU kernels' float ordering). The data is in
+:mod:`models.cell_data`.
 
 Writes the ONNX model and, beside it, ``<name>.metrics.json``: per-class precision and
 recall, the confusion matrix, accuracy per style and difficulty, measured through
@@ -76,334 +78,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import multiprocessing
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from scanner.cells import cut_cells
-from scanner.normalize import (
-    CLASSES,
-    INPUT_PX,
-    PAPER_LEVEL,
-    balance_sheet,
-    model_image,
-    ruins_flags,
-    to_tensor,
+from models.augment import augment
+from models.cell_data import (
+    CACHE_DIR,
+    SPARSE_SEED,
+    VALIDATION_SEED,
+    CellSet,
+    cached_set,
+    concat,
+    synth_version,
 )
+from scanner.normalize import CLASSES, INPUT_PX, model_image, to_tensor
 from scoring.layouts import LAYOUTS, SIZE
 
-VALIDATION_SEED = 1_000_000
-#: First seed of the blank and part-played sheets (training range, apart from 0..).
-SPARSE_SEED = 500_000
-DIFFICULTIES = ("clean", "normal", "hard")
 DEFAULT_OUT = Path(__file__).resolve().parent / "cells.onnx"
-CACHE_DIR = Path(os.environ.get("CARTOSCORE_CACHE", "/tmp/cartoscore-cells"))
-
-
-@dataclass
-class CellSet:
-    """Balanced crops and their labels, one row per cell."""
-
-    images: np.ndarray  # (N, 48, 48, 3) uint8, BGR, white-balanced
-    labels: np.ndarray  # (N,) int64 index into CLASSES
-    ruins: np.ndarray  # (N, 1) float32
-    sheet: np.ndarray  # (N,) int32 sheet index
-    style: list[str]  # per sheet
-    difficulty: list[str]  # per sheet
-    side: list[str]  # per sheet
-
-
-def difficulty_for(seed: int) -> str:
-    """Difficulty mix of the rendered sets: 20 % clean, 45 % normal, 35 % hard."""
-    u = (seed * 2654435761 % 2**32) / 2**32
-    return "clean" if u < 0.20 else "normal" if u < 0.65 else "hard"
-
-
-def played_for(seed: int) -> int:
-    """Seasons drawn on a sparse-set sheet: 0 (blank), 1, 2 or 3, in turn."""
-    return seed % 4
-
-
-def render_sheet(
-    seed: int, difficulty: str | None = None, source: str = "view", px: int = INPUT_PX
-) -> dict | None:
-    """One rendered sheet -> balanced crops, labels and its style (runs in workers).
-
-    ``source="view"``: ``make_view``'s canonical view. ``source="photo"``: a full
-    ``make_photo`` read by the scanner (``scanner.pipeline.scan_photo``), so training sees
-    the scanner's own resampling and residual misalignment; a sheet whose detected
-    lattice is off the true one by more than a quarter cell, or whose side was misread,
-    is skipped (None) rather than mislabelled. ``source="sparse"``: a canonical view of a
-    blank or part-played sheet (:func:`played_for`), so empty cells and empty ruins are
-    seen in numbers.
-    """
-    from models import synth
-
-    cv2.setNumThreads(1)
-    difficulty = difficulty or difficulty_for(seed)
-    if source == "photo":
-        from scanner.errors import SheetNotFound
-        from scanner.pipeline import scan_photo
-
-        photo, truth = synth.make_photo(seed, difficulty)
-        try:
-            scan = scan_photo(photo)
-        except SheetNotFound:
-            return None
-        true_lattice = np.asarray(truth["lattice"], np.float64)
-        cell = np.linalg.norm(true_lattice[0, 1] - true_lattice[0, 0])
-        off = np.linalg.norm(np.asarray(scan.lattice) - true_lattice, axis=-1).mean() / cell
-        if scan.side != truth["side"] or off > 0.25:
-            return None
-        view = scan.view
-    elif source == "sparse":
-        view, truth = synth.make_view(seed, difficulty, played=played_for(seed))
-    else:
-        view, truth = synth.make_view(seed, difficulty)
-    layout = LAYOUTS[truth["side"]]
-    grid = truth["grid"]
-    labels = np.array([CLASSES.index(grid[r][c]) for r in range(SIZE) for c in range(SIZE)])
-    return {
-        "images": balance_sheet(cut_cells(view), px),
-        "labels": labels.astype(np.int64),
-        "ruins": ruins_flags(layout),
-        "style": str(truth.get("style", "?")),
-        "difficulty": difficulty,
-        "side": str(truth["side"]),
-    }
-
-
-def build_set(
-    seeds: list[int],
-    workers: int,
-    difficulty: str | None = None,
-    source: str = "view",
-    px: int = INPUT_PX,
-) -> CellSet:
-    """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
-    n = len(seeds)
-    if workers > 1:
-        # Workers from a fresh process, never forked from this one: once this process has
-        # run OpenCV's thread pool (models.train_context reads each set before rendering
-        # the next), a forked worker hangs for ever in its first cv2.setNumThreads.
-        fresh = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(fresh)) as pool:
-            sheets = list(
-                pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, [px] * n, chunksize=4)
-            )
-    else:
-        sheets = [render_sheet(s, difficulty, source, px) for s in seeds]
-    sheets = [s for s in sheets if s is not None]
-    n = len(sheets)
-    return CellSet(
-        images=np.concatenate([s["images"] for s in sheets]),
-        labels=np.concatenate([s["labels"] for s in sheets]),
-        ruins=np.concatenate([s["ruins"] for s in sheets]),
-        sheet=np.repeat(np.arange(n, dtype=np.int32), SIZE * SIZE),
-        style=[s["style"] for s in sheets],
-        difficulty=[s["difficulty"] for s in sheets],
-        side=[s["side"] for s in sheets],
-    )
-
-
-def cached_set(
-    name: str,
-    seeds: list[int],
-    workers: int,
-    difficulty: str | None = None,
-    source: str = "view",
-    version: str | None = None,
-    px: int = INPUT_PX,
-) -> CellSet:
-    """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo).
-
-    ``version`` reuses a set cached from an older synthesis version instead.
-    """
-    tag = version or _synth_version()
-    kind = ("" if source == "view" else f"-{source}") + ("" if px == INPUT_PX else f"-px{px}")
-    path = CACHE_DIR / f"{name}{kind}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
-    if path.exists():
-        z = np.load(path, allow_pickle=False)
-        return CellSet(
-            z["images"],
-            z["labels"],
-            z["ruins"],
-            z["sheet"],
-            [str(v) for v in z["style"]],
-            [str(v) for v in z["diff"]],
-            [str(v) for v in z["side"]],
-        )
-    data = build_set(seeds, workers, difficulty, source, px)
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    np.savez(
-        path,
-        images=data.images,
-        labels=data.labels,
-        ruins=data.ruins,
-        sheet=data.sheet,
-        style=np.array(data.style),
-        diff=np.array(data.difficulty),
-        side=np.array(data.side),
-    )
-    return data
-
-
-def concat(parts: list[CellSet]) -> CellSet:
-    """Several cell sets as one (sheet indices renumbered)."""
-    offsets = np.cumsum([0] + [len(p.style) for p in parts])
-    return CellSet(
-        images=np.concatenate([p.images for p in parts]),
-        labels=np.concatenate([p.labels for p in parts]),
-        ruins=np.concatenate([p.ruins for p in parts]),
-        sheet=np.concatenate([p.sheet + o for p, o in zip(parts, offsets[:-1], strict=True)]),
-        style=[x for p in parts for x in p.style],
-        difficulty=[x for p in parts for x in p.difficulty],
-        side=[x for p in parts for x in p.side],
-    )
-
-
-# --- augmentation (numpy, on balanced uint8 crops; then the shared to_tensor) -----------
-
-
-def augment(
-    images: np.ndarray,
-    rng: np.random.Generator,
-    extra: float = 0.0,
-    shadow: float = 0.0,
-    threshold: float = 0.0,
-) -> np.ndarray:
-    """Random shift, mirror, colour gain, lighting gradient, blur, noise, greyscale.
-
-    ``extra`` (0 = off, 1 = full) adds, each to a share of the cells: a small turn and
-    scale about the centre (the scanner's residual misalignment), fainter ink (light
-    pencil pressure), thicker or thinner strokes, and JPEG blocks. ``shadow`` is the
-    share of cells crossed by a hard, ragged shadow edge (a phone or hand, SHEET.md).
-    ``threshold`` is the share of cells made black and white (:func:`_thresholded`).
-    """
-    n, px = len(images), images.shape[1]
-    pad = round(3 * px / INPUT_PX)  # 3 pixels at the 48 px input, as much of a cell at others
-    padded = np.pad(images, ((0, 0), (pad, pad), (pad, pad), (0, 0)), mode="edge")
-    out = np.empty((n, px, px, 3), np.float32)
-    dx = rng.integers(-pad, pad + 1, n)
-    dy = rng.integers(-pad, pad + 1, n)
-    warp = rng.random(n) < 0.4 * extra if extra else np.zeros(n, bool)
-    for i in range(n):
-        if warp[i]:
-            out[i] = _warp(images[i], dx[i], dy[i], rng)
-            continue
-        y0, x0 = pad + dy[i], pad + dx[i]
-        out[i] = padded[i, y0 : y0 + px, x0 : x0 + px]
-    if extra:
-        _ink_habits(out, rng, extra)
-    flip = rng.random(n) < 0.5
-    out[flip] = out[flip, :, ::-1]
-    blur = rng.random(n) < 0.2
-    for i in np.flatnonzero(blur):
-        out[i] = cv2.GaussianBlur(out[i], (3, 3), rng.uniform(0.4, 1.0) * px / INPUT_PX)
-    # A white balance is never perfect: per-cell channel gains and brightness.
-    gain = rng.normal(1.0, 0.04, (n, 1, 1, 3)) * rng.uniform(0.85, 1.1, (n, 1, 1, 1))
-    # A soft shadow edge or lamp falloff across the crop.
-    ramp = np.linspace(-1, 1, px, dtype=np.float32)
-    angle = rng.uniform(0, 2 * math.pi, n)
-    strength = rng.uniform(0, 0.12, n) * (rng.random(n) < 0.4)
-    grad = (
-        np.cos(angle)[:, None, None] * ramp[None, None, :]
-        + np.sin(angle)[:, None, None] * ramp[None, :, None]
-    )
-    light = 1.0 + strength[:, None, None] * grad
-    if shadow:
-        light *= _hard_shadows(n, rng, shadow, px)
-    out = out * gain * light[..., None]
-    grey = rng.random(n) < 0.08
-    out[grey] = out[grey].mean(axis=3, keepdims=True)
-    out += rng.uniform(0, 4, (n, 1, 1, 1)) * rng.standard_normal(out.shape).astype(np.float32)
-    out = np.clip(out, 0, 255).astype(np.uint8)
-    if extra:
-        for i in np.flatnonzero(rng.random(n) < 0.15 * extra):
-            q = int(rng.integers(45, 90))
-            ok, buf = cv2.imencode(".jpg", out[i], [cv2.IMWRITE_JPEG_QUALITY, q])
-            if ok:
-                out[i] = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    if threshold:  # (no draw from rng without it: the other augmentations stay as they were)
-        for i in np.flatnonzero(rng.random(n) < threshold):
-            out[i] = _thresholded(out[i], rng)
-    return out
-
-
-def _thresholded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A balanced crop as a scanner app's black-and-white mode leaves it: an adaptive
-    threshold at the crop's scale, ink black and paper at the balanced paper level,
-    half of them softened as the scanner's resampling softens them.
-
-    Session 46 (docs/figures.md): a fine-tune with 5 % of these read thresholded photos
-    with 29 % fewer misread cells than one without (both without the context step);
-    with a context model of its own 13.5 % fewer than the committed pair, but own normal
-    and held-out hard photos worse, so it was not committed.
-    """
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    block = int(rng.choice([9, 11, 15]))
-    bw = cv2.adaptiveThreshold(
-        grey, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, block, rng.uniform(6, 16)
-    )
-    bw = np.where(bw > 127, PAPER_LEVEL, 0).astype(np.uint8)
-    if rng.random() < 0.5:
-        bw = cv2.GaussianBlur(bw, (3, 3), 0.6)
-    return cv2.cvtColor(bw, cv2.COLOR_GRAY2BGR)
-
-
-def _hard_shadows(n: int, rng: np.random.Generator, share: float, px: int = INPUT_PX) -> np.ndarray:
-    """``(n, px, px)`` light factors: 1, or a ragged-edged darker part on ``share`` of them."""
-    out = np.ones((n, px, px), np.float32)
-    pick = np.flatnonzero(rng.random(n) < share)
-    if not len(pick):
-        return out
-    k = len(pick)
-    ramp = np.linspace(-1, 1, px, dtype=np.float32)
-    angle = rng.uniform(0, 2 * math.pi, k)
-    side = (
-        np.cos(angle)[:, None, None] * ramp[None, None, :]
-        + np.sin(angle)[:, None, None] * ramp[None, :, None]
-        - rng.uniform(-0.8, 0.8, (k, 1, 1))
-    )
-    # A ragged edge: coarse noise, smoothly enlarged, shifts the boundary.
-    coarse = rng.normal(0, 0.25, (k, 6, 6)).astype(np.float32)
-    rough = np.stack([cv2.resize(c, (px, px)) for c in coarse])
-    dark = rng.uniform(0.55, 0.85, (k, 1, 1)).astype(np.float32)
-    out[pick] = np.where(side + rough > 0, dark, 1.0)
-    return out
-
-
-def _warp(image: np.ndarray, dx: int, dy: int, rng: np.random.Generator) -> np.ndarray:
-    """One crop turned by a few degrees, scaled by a few percent and shifted."""
-    px = image.shape[0]
-    c = (px - 1) / 2
-    m = cv2.getRotationMatrix2D((c, c), rng.uniform(-4, 4), rng.uniform(0.92, 1.08))
-    m[:, 2] += (dx, dy)
-    return cv2.warpAffine(
-        image, m, (px, px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-
-
-def _ink_habits(out: np.ndarray, rng: np.random.Generator, extra: float) -> None:
-    """In place: fainter ink on some cells, thicker or thinner strokes on others."""
-    n = len(out)
-    faint = np.flatnonzero(rng.random(n) < 0.3 * extra)
-    k = rng.uniform(0.4, 0.9, (len(faint), 1, 1, 1)).astype(np.float32)
-    paper = np.float32(PAPER_LEVEL)
-    out[faint] = paper - (paper - out[faint]) * k
-    kernel = np.ones((2, 2), np.uint8)
-    width = rng.random(n)
-    for i in np.flatnonzero(width < 0.2 * extra):
-        # Half-way to a 2 x 2 min (thicker dark strokes) or max (thinner) filter.
-        op = cv2.erode if width[i] < 0.12 * extra else cv2.dilate
-        out[i] = 0.5 * (out[i] + op(out[i], kernel))
 
 
 # --- training -------------------------------------------------------------------------
@@ -646,12 +339,6 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     }
 
 
-def _synth_version() -> str:
-    from models import synth
-
-    return str(getattr(synth, "VERSION", "?"))
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sheets", type=int, default=1000, help="canonical views")
@@ -800,7 +487,7 @@ def main(argv: list[str] | None = None) -> None:
         "validation_source": args.val_source,
         "validation_sheets_kept": len(val.style),
         "init": str(args.init) if args.init else None,
-        "synth_version": _synth_version(),
+        "synth_version": synth_version(),
         "validation_seeds": [VALIDATION_SEED, VALIDATION_SEED + args.val_sheets - 1],
         "train_cells": int(len(data.labels)),
         "phases": [{"data": name, "steps": steps, "lr": lr} for name, _, steps, lr in phases],

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import softmax
 
-from models.train import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
+from models.cell_data import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.cell_model import MODEL_PATH, image_codes, model_input_px
 from scanner.context import N_FEATURES, TERRAINS, drawn_terrain, printed_kinds
 from scanner.normalize import (

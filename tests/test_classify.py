@@ -62,10 +62,10 @@ def test_rendered_cells_of_every_class_are_read():
 
 
 def test_training_and_inference_share_the_normalisation():
-    from models import train
+    from models import cell_data
 
     seed = SEEDS[0]
-    rendered = train.render_sheet(seed, "normal")
+    rendered = cell_data.render_sheet(seed, "normal")
     crops, truth = _rendered(seed)
     # Training stores exactly what the scanner's normalisation makes of the same crops ...
     np.testing.assert_array_equal(rendered["images"], balance_sheet(crops))
@@ -176,12 +176,12 @@ def test_a_missing_model_is_a_typed_error(tmp_path: Path):
 
 
 def test_blank_and_part_played_training_sheets():
-    from models import train
+    from models import cell_data
     from models.synth import make_view
 
-    blank_seed = train.SPARSE_SEED + 4  # played_for: 0 seasons
-    assert train.played_for(blank_seed) == 0 and train.played_for(blank_seed + 1) == 1
-    blank = train.render_sheet(blank_seed, "normal", source="sparse")
+    blank_seed = cell_data.SPARSE_SEED + 4  # played_for: 0 seasons
+    assert cell_data.played_for(blank_seed) == 0 and cell_data.played_for(blank_seed + 1) == 1
+    blank = cell_data.render_sheet(blank_seed, "normal", source="sparse")
     printed = np.array(
         [LAYOUTS[blank["side"]].printed(divmod(i, SIZE)) is not None for i in range(SIZE * SIZE)]
     )

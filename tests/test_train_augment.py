@@ -1,17 +1,11 @@
-"""Training augmentations (models.train): shapes, and that each does what it says."""
+"""Training augmentations (models.augment): shapes, and that each does what it says."""
 
 import numpy as np
 import pytest
 
-from models.train import (
-    CellSet,
-    _hard_shadows,
-    _ink_habits,
-    _sampling_weights,
-    _thresholded,
-    _warp,
-    augment,
-)
+from models.augment import _hard_shadows, _ink_habits, _thresholded, _warp, augment
+from models.cell_data import CellSet
+from models.train import _sampling_weights
 from scanner.normalize import CLASSES, INPUT_PX, PAPER_LEVEL
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from models.train import build_set, difficulty_for
+from models.cell_data import build_set, difficulty_for
 from models.train_context import sheet_arrays, terrain_errors, train
 from scanner import cell_model
 from scanner.cells import cut_cells
@@ -76,7 +76,7 @@ def test_sets_render_in_parallel_after_this_process_has_run_opencv_threads():
         "import cv2, numpy as np\n"
         "a = np.random.default_rng(0).integers(0, 255, (3000, 3000, 3), np.uint8)\n"
         "for _ in range(3): cv2.cvtColor(a, cv2.COLOR_BGR2RGB); cv2.GaussianBlur(a, (0, 0), 3)\n"
-        "from models.train import build_set\n"
+        "from models.cell_data import build_set\n"
         "print(len(build_set([4_000_031, 4_000_032], workers=2).style))\n"
     )
     done = subprocess.run(

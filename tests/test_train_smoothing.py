@@ -5,7 +5,8 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the [train] extra
 
-from models.train import CellSet, train  # noqa: E402
+from models.cell_data import CellSet  # noqa: E402
+from models.train import train  # noqa: E402
 from scanner.normalize import CLASSES, INPUT_PX, PAPER_LEVEL, to_tensor  # noqa: E402
 
 
