@@ -32,7 +32,7 @@ def state_from_onnx(path: Path, layers: tuple, pool: str, calibration: np.ndarra
     from torch import nn
 
     from models.net import CellNet
-    from models.train import to_tensor
+    from scanner.normalize import to_tensor
 
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}

@@ -19,6 +19,7 @@ import numpy as np
 import simplejpeg
 from PIL import Image, UnidentifiedImageError
 
+from scanner.decode_scale import reduction_factor
 from scanner.errors import ImageTooLarge, NotAnImage
 from scanner.pages import file_head, is_pdf, named_page, split_page
 from scanner.pdf import render_page
@@ -255,15 +256,6 @@ def upright_by_exif(image: np.ndarray, orientation: int) -> np.ndarray:
     if orientation == 8:
         return cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)
     return image
-
-
-def reduction_factor(long_side: int, work_long_side: int) -> int:
-    """The decode scale's divisor: the largest of 1, 2, 4, 8 keeping ``work_long_side``
-    pixels on a ``long_side`` long side."""
-    factor = 1
-    while factor < 8 and long_side / (factor * 2) >= work_long_side:
-        factor *= 2
-    return factor
 
 
 def _from_array(arr: np.ndarray) -> Photo:

@@ -52,7 +52,7 @@ def render_page(
     import cv2  # lazy, as pypdfium2: listing pages needs neither
     import numpy as np
 
-    from scanner.load import reduction_factor
+    from scanner.decode_scale import reduction_factor
     from scanner.pages import named_page, split_page
 
     name = str(source)

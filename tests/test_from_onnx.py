@@ -9,7 +9,7 @@ ort = pytest.importorskip("onnxruntime")
 from models.from_onnx import state_from_onnx  # noqa: E402
 from models.net import LAYERS, POOL, CellNet, export_onnx  # noqa: E402
 from scanner.cell_model import MODEL_PATH  # noqa: E402
-from scanner.normalize import IMAGE_INPUT, INPUT_PX, RUINS_INPUT  # noqa: E402
+from scanner.normalize import IMAGE_INPUT, INPUT_PX, RUINS_INPUT, to_tensor  # noqa: E402
 
 SMALL = ((8, 2), (12, 1), "P", (16, 1))
 
@@ -19,15 +19,11 @@ def _cells(n: int, seed: int) -> np.ndarray:
 
 
 def _onnx_logits(path, cells: np.ndarray, ruins: np.ndarray) -> np.ndarray:
-    from models.train import to_tensor
-
     sess = ort.InferenceSession(str(path))
     return sess.run(["logits"], {IMAGE_INPUT: to_tensor(cells), RUINS_INPUT: ruins})[0]
 
 
 def _torch_logits(net, cells: np.ndarray, ruins: np.ndarray) -> np.ndarray:
-    from models.train import to_tensor
-
     with torch.no_grad():
         return net(torch.from_numpy(to_tensor(cells)), torch.from_numpy(ruins)).numpy()
 
