@@ -7,7 +7,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from app.config import ForInput, Settings
     from app.overlay_files import OverlayWriter
     from app.seasons import Loaded
+
+
+def _flag(name: str, help: str) -> Any:
+    """An option that takes no value: its --help line shows none (typer 0.29 shows <bool>)."""
+    return typer.Option(False, name, metavar="", help=help)
 
 
 class _BareHelp:
@@ -209,15 +214,10 @@ def score(
     coins: str = typer.Option(
         None, "--coins", metavar="N|a,b,c,d", help="Marked coins (N, or a,b,c,d per season)."
     ),
-    per_season: bool = typer.Option(
-        False,
-        "--per-season",
-        metavar="",
-        help="Inputs are the sheet at the end of each season, in order.",
+    per_season: bool = _flag(
+        "--per-season", "Inputs are the sheet at the end of each season, in order."
     ),
-    as_json: bool = typer.Option(
-        False, "--json", metavar="", help="JSON Lines, one object per input."
-    ),
+    as_json: bool = _flag("--json", "JSON Lines, one object per input."),
     lang: str = typer.Option("en", "--lang", metavar="CODE", help="Language: en, it, fr, es, zh."),
     overlay: Path = typer.Option(
         None,
@@ -231,9 +231,7 @@ def score(
         metavar="CARD",
         help="With --overlay: draw what earned this card's points (A-D or card).",
     ),
-    debug: bool = typer.Option(
-        False, "--debug", metavar="", help="Show tracebacks of failed inputs."
-    ),
+    debug: bool = _flag("--debug", "Show tracebacks of failed inputs."),
     set_cells: list[str] = typer.Option(
         None,
         "--set",
@@ -456,9 +454,7 @@ def batch(
     html: Path = typer.Option(
         None, "--html", metavar="FILE", help="Also write an HTML report with overlays."
     ),
-    debug: bool = typer.Option(
-        False, "--debug", metavar="", help="Show tracebacks of failed sheets."
-    ),
+    debug: bool = _flag("--debug", "Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
     from app.batch import plan_jobs
@@ -580,7 +576,7 @@ def read(
         metavar="FILE",
         help="Also write the sheet with each cell's reading (PNG/JPEG).",
     ),
-    debug: bool = typer.Option(False, "--debug", metavar="", help="Show the traceback on failure."),
+    debug: bool = _flag("--debug", "Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
         None,
         "--set",
@@ -646,12 +642,7 @@ def synth(
     difficulty: str = typer.Option(
         "mixed", "--difficulty", metavar="LEVEL", help="clean, normal, hard or mixed."
     ),
-    cells: bool = typer.Option(
-        False,
-        "--cells",
-        metavar="",
-        help="Write each sheet's cell crops and labels instead of photos.",
-    ),
+    cells: bool = _flag("--cells", "Write each sheet's cell crops and labels instead of photos."),
 ) -> None:
     """Render synthetic photos of filled-in sheets (training and test data)."""
     if difficulty not in ("clean", "normal", "hard", "mixed"):
