@@ -27,7 +27,6 @@ from scoring.layouts import LAYOUTS, SIZE
 VALIDATION_SEED = 1_000_000
 #: First seed of the blank and part-played sheets (training range, apart from 0..).
 SPARSE_SEED = 500_000
-DIFFICULTIES = ("clean", "normal", "hard")
 CACHE_DIR = Path(os.environ.get("CARTOSCORE_CACHE", "/tmp/cartoscore-cells"))
 
 
