@@ -70,8 +70,10 @@ repeatable (up to torch's CPU kernels' float ordering). The data is in
 :mod:`models.cell_data`.
 
 Writes the ONNX model and, beside it, ``<name>.metrics.json``: per-class precision and
-recall, the confusion matrix, accuracy per style and difficulty, measured through
-onnxruntime with :func:`scanner.classify.classify_cells` on the validation sheets.
+recall, the confusion matrix, accuracy per style and difficulty of the exported model
+alone (onnxruntime and the layout prior, :func:`evaluate_onnx`) on the validation
+sheets' crops; the scanner's later reading steps (:func:`scanner.classify.classify_cells`)
+are measured by ``benchmarks/measure_cells.py``.
 """
 
 from __future__ import annotations
