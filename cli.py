@@ -48,8 +48,35 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # an internal error must not dump image arrays
-    help="Score Cartographers map sheets from phone photos or map files.",
 )
+
+
+def _show_version(value: bool) -> None:
+    """``--version``: the installed package's version, then exit."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        typer.echo(f"cartoscore {version('cartoscore')}")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        typer.echo("cartoscore (not installed: pip install -e .)")
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: bool = typer.Option(
+        False,
+        "--version",
+        metavar="",
+        is_eager=True,
+        callback=_show_version,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Score Cartographers map sheets from phone photos or map files."""
+
 
 # Options several commands take alike (the same --help line in each).
 CardsOption = Annotated[

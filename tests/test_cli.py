@@ -481,3 +481,15 @@ def test_help_names_what_each_option_takes(command):
         assert "its side and [set] apply" in " ".join(
             part.strip(" │") for part in res.stdout.splitlines()
         )
+
+
+def test_version_is_the_projects():
+    """``cartoscore --version`` prints the version pyproject.toml declares, and exits 0
+    without a command."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    res = run("--version")
+    assert res.exit_code == 0 and res.stdout == f"cartoscore {declared}\n"
