@@ -352,7 +352,6 @@ def _debug(
         "lattice_work": lattice_work,
         "orientation_scores": orientation.scores,
         "coin_marks": coins.marks,
-        "coins_seen": len(coins.centres),
     }
 
 

@@ -188,7 +188,7 @@ def test_a_coin_track_cut_off_by_the_photo_edge_is_not_read(tmp_path):
     cv2.imwrite(str(path), photo)
     scan = scan_photo(path)
     assert scan.coins == 0 and scan.coin_confidence == 0.0
-    assert not scan.debug["coins_seen"]
+    assert not scan.coin_centres
     sheet = sheet_from_scan(scan)
     assert any("coin track is outside the photo" in note for note in sheet.notes)
 

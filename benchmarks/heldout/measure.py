@@ -128,7 +128,7 @@ def measure_one(job: tuple) -> list[dict]:
     out["oriented"] = errs[0] == min(errs)
     out["side_ok"] = scan.side == truth["side"]
     out["coins"], out["coins_truth"] = int(scan.coins), int(truth["coins"])
-    out["coins_seen"] = int(scan.debug.get("coins_seen", COIN_COUNT))
+    out["coins_seen"] = len(scan.coin_centres)
     rows = []
     for model in models:
         use_model(model)
