@@ -25,7 +25,7 @@ from pathlib import Path
 from app.config import ForInput, pick_cards
 from app.errors import INPUT_ERRORS, one_line, with_source
 from app.inputs import is_photo, load_with_settings
-from app.results import COLUMNS, cards_text, file_stamp, finished_rows, sheet_key
+from app.results import COLUMNS, cards_text, file_facts, finished_rows, sheet_key
 from scanner.pages import source_stem
 from scoring.game import EDICTS
 
@@ -169,7 +169,7 @@ def _score(job: Job) -> dict:
     from scoring.game import score_game
 
     want_view = job.overlay_dir is not None
-    modified = file_stamp(job.source)  # before reading: an edit meanwhile is seen next run
+    modified, size = file_facts(job.source)  # before reading: an edit meanwhile is seen next run
     fixes = dict(job.fixes)
     loaded = load_with_settings(
         job.source,
@@ -201,6 +201,7 @@ def _score(job: Job) -> dict:
         "cards": cards_text(cards),
         "modified": modified,
         "side_given": job.side or job.default_side or AUTO,
+        "size": size,
     }
     if job.overlay_dir is not None:
         from app.overlay import draw_overlay, write_overlay
@@ -215,7 +216,9 @@ AUTO = "auto"
 #: What a row's scoring decides: a re-run compares these for a map file (scored again
 #: in the batch's own process, in milliseconds). Not the notes, whose wording may change.
 SCORED = tuple(
-    c for c in COLUMNS if c not in ("source", "notes", "error", "path", "modified", "side_given")
+    c
+    for c in COLUMNS
+    if c not in ("source", "notes", "error", "path", "modified", "side_given", "size")
 )
 
 
@@ -228,9 +231,12 @@ def still_current(row: dict, job: Job) -> bool:
     takes a second or so to read again, not milliseconds, so its row is compared on
     what scored it: what is set for it by hand (:func:`app.corrections.fixes_text`),
     the side given (``--side``, its ``[set]``, the settings file's), the cards given
-    (``--cards``, the settings file's) and the file's time
-    (:func:`app.results.file_stamp`). A row of a version before a column passes on
-    that column.
+    (``--cards``, the settings file's) and the file's time and size
+    (:func:`app.results.file_facts`: a stat, not a hash of every photo on every
+    re-run). A row of a version before a column passes on that column: an older row
+    without a size stands on its time, rather than every photo of every earlier
+    round being read again, its ranking maybe changed, on the first run after an
+    upgrade.
     """
     from app.corrections import fixes_text
 
@@ -245,12 +251,14 @@ def still_current(row: dict, job: Job) -> bool:
             if k != "cards" or row.get(k)  # rows before that column: the cards unknown
         )
     cards = job.cards or job.default_cards
+    modified, size = file_facts(job.source)
     return (
         cards is not None
         and (row.get("set_by_hand") or "") == fixes_text(dict(job.fixes))
         and row.get("side_given") in ("", None, job.side or job.default_side or AUTO)
         and row.get("cards") in ("", None, cards_text(cards))
-        and row.get("modified") in ("", None, file_stamp(job.source))
+        and row.get("modified") in ("", None, modified)
+        and row.get("size") in ("", None, size)
     )
 
 

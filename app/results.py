@@ -42,13 +42,14 @@ COLUMNS = (
     "cards",
     "modified",
     "side_given",
+    "size",
 )
 #: The columns of results files written before ``set_by_hand`` (read, and given the new
 #: columns when a run appends to them).
 FIRST_COLUMNS = COLUMNS[: COLUMNS.index("error") + 1]
 INT_COLUMNS = frozenset(
     ["coins", *(f"card_{e}" for e in EDICTS), "monsters", *(s[0] for s in SEASONS), "total"]
-    + ["solo_rating", "review", "stars_lost_to_monsters"]
+    + ["solo_rating", "review", "stars_lost_to_monsters", "size"]
 )
 
 
@@ -176,12 +177,20 @@ def cards_text(cards: dict[str, str]) -> str:
 def file_stamp(source: str | Path) -> str:
     """When a sheet's file was last changed, in UTC to the microsecond ("" when it cannot
     be told): a row's ``modified``, so that an edited or replaced photo is scored again."""
+    return file_facts(source)[0]
+
+
+def file_facts(source: str | Path) -> tuple[str, int | str]:
+    """A sheet's file's time (:func:`file_stamp`) and size in bytes, from one stat ("" for
+    each when it cannot be told): a row's ``modified`` and ``size``. The size tells a
+    photo replaced by another that kept the old one's time (``cp -p``, a sync tool)."""
     try:
-        ns = os.stat(split_page(source)[0]).st_mtime_ns
+        st = os.stat(split_page(source)[0])
     except OSError:
-        return ""
+        return "", ""
+    ns = st.st_mtime_ns
     when = datetime.fromtimestamp(ns // 10**9, timezone.utc)
-    return when.replace(microsecond=ns // 1000 % 10**6).isoformat()
+    return when.replace(microsecond=ns // 1000 % 10**6).isoformat(), st.st_size
 
 
 def _csv_header(path: Path) -> tuple[str, ...]:
