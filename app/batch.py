@@ -218,7 +218,7 @@ AUTO = "auto"
 SCORED = tuple(
     c
     for c in COLUMNS
-    if c not in ("source", "notes", "error", "path", "modified", "side_given", "size")
+    if c not in ("source", "notes", "error", "path", "modified", "side_given", "size", "real_path")
 )
 
 

@@ -1,6 +1,7 @@
 """The results file of ``cartoscore batch``: its columns, reading it back (a row cut short
 by an interruption left out), appending to it under a lock, each row's sheet (its path
-from the file's folder) and what scored it; :func:`app.batch.still_current` decides
+from the file's folder, and its real path for a file moved without its sheets) and what
+scored it; :func:`app.batch.still_current` decides
 which rows still stand on a re-run.
 """
 
@@ -43,6 +44,7 @@ COLUMNS = (
     "modified",
     "side_given",
     "size",
+    "real_path",
 )
 #: The columns of results files written before ``set_by_hand`` (read, and given the new
 #: columns when a run appends to them).
@@ -73,8 +75,10 @@ RESOLVED = "_resolved"
 
 def row_key(row: dict) -> str:
     """The resolved path of a row's sheet: from its ``path`` column (relative to the
-    results file's folder, so a run from another folder finds it), else from its
-    ``source`` as given (rows of versions before that column: their run's folder)."""
+    results file's folder, so a run from another folder, or the round moved with its
+    results, finds it; its ``real_path`` when that names no file: the results file
+    moved alone), else from its ``source`` as given (rows of versions before that
+    column: their run's folder)."""
     return row.get(RESOLVED) or sheet_key(row["source"])
 
 
@@ -120,9 +124,14 @@ def read_results(path: str | Path) -> list[dict]:
 
 def _resolved(row: dict, folder: Path) -> dict:
     """The row read from a results file in ``folder``, with its sheet's resolved path
-    (:data:`RESOLVED`) when it has a ``path`` column."""
+    (:data:`RESOLVED`) when it has a ``path`` column: where that leads from ``folder``,
+    unless no file is there and the row's ``real_path`` (the sheet's when it was
+    scored) is kept: then that, the results file having moved without its sheets."""
     if row.get("path"):
-        row[RESOLVED] = sheet_key(folder / str(row["path"]))
+        key = sheet_key(folder / str(row["path"]))
+        if row.get("real_path") and not os.path.exists(split_page(key)[0]):
+            key = str(row["real_path"])
+        row[RESOLVED] = key
     return row
 
 
@@ -205,7 +214,8 @@ def _add_columns(path: Path) -> bool:
     replaces it, so an interruption leaves the old file or the new one. A last line cut
     short by an interruption is dropped, as :func:`read_results` drops it. A row gets its
     ``path`` from its ``source`` as seen from the current folder (where its run was, as
-    such a row's key assumes: :func:`row_key`), so that later runs may be elsewhere.
+    such a row's key assumes: :func:`row_key`), so that later runs may be elsewhere, and
+    its ``real_path`` from that ``path``, so that the file may then move alone.
     True when the file was replaced."""
     header = _csv_header(path)
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
@@ -215,12 +225,14 @@ def _add_columns(path: Path) -> bool:
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         out = csv.writer(f)
         out.writerow(COLUMNS)
-        at = COLUMNS.index("path")
+        at, real_at = COLUMNS.index("path"), COLUMNS.index("real_path")
         for row in rows:
             if len(row) == len(header):
                 row += [""] * (len(COLUMNS) - len(header))
                 if at >= len(header):  # anchored now: its source as seen from this run
                     row[at] = _path_column(row[0], path.parent)
+                if real_at >= len(header) and row[at]:
+                    row[real_at] = sheet_key(path.parent / row[at])
                 out.writerow(row)
         f.flush()
         os.fsync(f.fileno())
@@ -306,9 +318,10 @@ class ResultsWriter:
         self.file.flush()
 
     def write(self, row: dict) -> None:
-        """Append the row (given its ``path`` column: the sheet relative to this file)."""
+        """Append the row (given its ``path`` column, the sheet relative to this file, and
+        its ``real_path``)."""
         row["path"] = _path_column(row["source"], self.real.parent)
-        row[RESOLVED] = sheet_key(row["source"])
+        row["real_path"] = row[RESOLVED] = sheet_key(row["source"])
         if self.csv is not None:
             self.csv.writerow(row)
         else:

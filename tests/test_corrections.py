@@ -325,9 +325,10 @@ def test_an_earlier_versions_results_file_is_still_resumed(round_folder, tmp_pat
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
     assert res.exit_code == 0, res.stderr
     # The file takes the new columns, its old row kept and given its path from the
-    # results file's folder; wild.txt again (corrected), road.txt.
+    # results file's folder (and its real path); wild.txt again (corrected), road.txt.
     lines = out.read_text().splitlines()
-    added = ["round/wild.txt" if c == "path" else "" for c in COLUMNS[n:]]
+    where = {"path": "round/wild.txt", "real_path": str((round_folder / "wild.txt").resolve())}
+    added = [where.get(c, "") for c in COLUMNS[n:]]
     assert lines[0] == ",".join(COLUMNS) and lines[1] == ",".join([old[1], *added])
     assert totals(out) == {"wild.txt": 96 - 4 * 2, "road.txt": 126}
     res = run("batch", str(round_folder), "--out", str(out), "--workers", "0")
