@@ -1,7 +1,8 @@
 """Tournament settings from a small TOML file: the four cards, set once for many sheets.
 
-``cartoscore.toml`` next to the photos or in a folder above them (the nearest), or in
-the current directory, or any file given with ``--cards-file``::
+``cartoscore.toml`` next to the photos or in a folder above them (the nearest; the
+photos' real folders before a link's: :func:`find_settings`), or in the current
+directory, or any file given with ``--cards-file``::
 
     # cartoscore.toml
     cards = ["sentinel-wood", "canal-lake", "great-city", "borderlands"]  # edicts A-D
@@ -18,6 +19,7 @@ sheets by their path from the settings file's folder, with what ``score --set`` 
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,11 +157,22 @@ def _side(name: str, value: object) -> str | None:
 
 
 def find_settings(input_path: str | Path, cwd: str | Path | None = None) -> Path | None:
-    """The ``cartoscore.toml`` nearest an input: in its folder or the nearest folder above
-    it (a round's file at the top of its folder serves the tables' subfolders), else in
-    ``cwd`` (default: the current dir)."""
-    here = Path(input_path).absolute().parent
-    for folder in (here, *here.parents, Path(cwd) if cwd is not None else Path.cwd()):
+    """The ``cartoscore.toml`` nearest an input, looked for in this order:
+
+    1. the input's real folder (links to folders resolved) and the folders above it:
+       the settings that live with the photos, as batch rows and ``[set]`` know the
+       sheets by their real paths;
+    2. the folder as given (through a link) and the folders above it;
+    3. ``cwd`` (default: the current dir).
+
+    The nearest folder first in each (a round's file at the top of its folder serves
+    the tables' subfolders). An input that is itself a link to a file is taken as put
+    in the link's folder: a photo linked into a round takes the round's settings.
+    """
+    given = Path(input_path).absolute().parent
+    real = Path(os.path.realpath(given))
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    for folder in dict.fromkeys((real, *real.parents, given, *given.parents, here)):
         candidate = folder / CONFIG_NAME
         if candidate.is_file():
             return candidate
