@@ -35,8 +35,25 @@ class _BareHelp:
         return option
 
 
+class _Argument(typer.core.TyperArgument):
+    """A positional argument shown by its ``metavar`` alone, as the usage line's
+    ``PHOTO_OR_MAP...`` (typer 0.29 shows ``{inputs}...`` there and ``<list[Path]>``
+    beside it in the list of arguments)."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        return name if self.required else f"[{name}]"
+
+    def display_type_rich(self, ctx) -> str | None:
+        return None
+
+
 class _Command(_BareHelp, typer.core.TyperCommand):
-    pass
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:  # typer builds them itself, of its own class
+            if type(param) is typer.core.TyperArgument and param.metavar is not None:
+                param.__class__ = _Argument
 
 
 class _Group(_BareHelp, typer.core.TyperGroup):
@@ -233,7 +250,10 @@ def _warn_deal(cards: dict[str, str], where: str = "") -> None:
 @app.command(cls=_Command)
 def score(
     inputs: list[Path] = typer.Argument(
-        ..., help="Photos or map files (.txt/.map/.json).", readable=False
+        ...,
+        metavar="PHOTO_OR_MAP...",
+        help="Photos or map files (.txt/.map/.json).",
+        readable=False,
     ),
     cards: CardsOption = None,
     cards_file: CardsFileOption = None,
@@ -464,7 +484,10 @@ def _print_seasons(
 def batch(
     ctx: typer.Context,
     inputs: list[Path] = typer.Argument(
-        ..., help="Directories (searched recursively) or files.", readable=False
+        ...,
+        metavar="DIR_OR_FILES...",
+        help="Directories (searched recursively) or files.",
+        readable=False,
     ),
     cards: CardsOption = None,
     cards_file: CardsFileOption = None,
@@ -595,7 +618,9 @@ def list_cards(
 
 @app.command(cls=_Command)
 def read(
-    photo: Path = typer.Argument(..., help="A photo of a map sheet.", readable=False),
+    photo: Path = typer.Argument(
+        ..., metavar="PHOTO", help="A photo of a map sheet.", readable=False
+    ),
     side: SideOption = "auto",
     overlay: Path = typer.Option(
         None,

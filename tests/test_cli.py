@@ -483,6 +483,24 @@ def test_help_names_what_each_option_takes(command):
         )
 
 
+@pytest.mark.parametrize(
+    ("command", "takes"),
+    [("score", "PHOTO_OR_MAP..."), ("batch", "DIR_OR_FILES..."), ("read", "PHOTO")],
+)
+def test_help_names_what_each_argument_takes(command, takes):
+    """The usage line and the list of arguments name each positional argument plainly,
+    without typer's ``{inputs}...`` and ``<list[Path]>``."""
+    res = run(command, "--help")
+    assert res.exit_code == 0
+    [usage] = [line.strip() for line in res.stdout.splitlines() if "Usage:" in line]
+    assert usage.endswith(f"{command} [OPTIONS] {takes}")
+    arguments = res.stdout.split("Arguments")[1].split("Options")[0]
+    assert re.search(rf"\*\s+{re.escape(takes)}\s+[A-Z]", arguments)  # its help, no type
+    assert "{" not in res.stdout and "<list[" not in res.stdout and "<path>" not in res.stdout
+    missing = run(command)  # the error names the argument as the help does
+    assert missing.exit_code == 2 and f"Missing argument '{takes}'" in missing.stderr
+
+
 def test_version_is_the_projects():
     """``cartoscore --version`` prints the version pyproject.toml declares, and exits 0
     without a command."""
