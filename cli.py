@@ -369,13 +369,30 @@ def _with_cards_file(
     return deal, settings
 
 
-def _load_settings(path: Path):
+def _load_settings(path: Path, read_cards: bool = True):
     from app.config import BadConfig, load_settings
 
     try:
-        return load_settings(path)
+        return load_settings(path, read_cards=read_cards)
     except BadConfig as err:
         raise _usage(str(err)) from None
+
+
+def _settings_for_read(photo: Path, cards_file: Path | None) -> Settings | None:
+    """The settings ``read`` applies (``side``, ``[set]``), as ``score`` would, so that its
+    text scores as the photo: ``--cards-file``'s, else the nearby cartoscore.toml's.
+    ``read`` uses no cards: a problem with the file's is a warning, any other exits 2."""
+    from app.config import BadConfig, find_settings, load_settings
+
+    path = cards_file if cards_file is not None else find_settings(photo)
+    if path is None:
+        return None
+    try:
+        return load_settings(path)
+    except BadConfig as err:
+        settings = _load_settings(path, read_cards=False)  # exits 2 unless it was the cards
+        _err(f"warning: {err} (read uses no cards; score stops on this)")
+        return settings
 
 
 def _nearby_settings(path: Path):
@@ -652,8 +669,7 @@ def read(
     side_key = _check_side(side)
     given = _parse_fixes(set_cells, 1).get(0, {})
     _check_overlay(overlay)
-    # The settings `score` applies (side, [set]), so that the text scores as the photo.
-    settings = _load_settings(cards_file) if cards_file else None
+    settings = _settings_for_read(photo, cards_file)
     use_second_thread()
     warm_up_reader()
     try:

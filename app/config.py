@@ -84,8 +84,9 @@ class ForInput:
     settings: Settings | None  # the settings file in use, if any
 
 
-def load_settings(path: str | Path) -> Settings:
-    """Read a settings file.
+def load_settings(path: str | Path, *, read_cards: bool = True) -> Settings:
+    """Read a settings file; ``read_cards`` False leaves its ``cards`` unread (None), for
+    ``read``, which uses none.
 
     Raises
     ------
@@ -106,7 +107,8 @@ def load_settings(path: str | Path) -> Settings:
     if unknown:
         raise BadConfig(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
     fixes = _fixes(name, Path(path).parent, data.get("set"))
-    return Settings(name, _cards(name, data.get("cards")), _side(name, data.get("side")), fixes)
+    cards = _cards(name, data.get("cards")) if read_cards else None
+    return Settings(name, cards, _side(name, data.get("side")), fixes)
 
 
 def _fixes(name: str, folder: Path, value: object) -> dict[str, Fixes]:
