@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -405,18 +406,22 @@ def _nearby_settings(path: Path):
 
 
 def _check_overlay(
-    target: Path | None, explain: str | None = None, deal: dict[str, str] | None = None
+    target: Path | None,
+    explain: str | None = None,
+    deal: dict[str, str] | None = None,
+    option: str = "--overlay",
 ) -> None:
-    """Exit 2 at once, rather than after the inputs are read, when ``--overlay`` cannot
-    be written or ``--explain`` names no card, or none of ``deal`` (the cards given for
-    every input; without them each input's own cards are known only once it is read)."""
+    """Exit 2 at once, rather than after the inputs are read, when ``--overlay`` (or
+    ``option``) cannot be written or ``--explain`` names no card, or none of ``deal``
+    (the cards given for every input; without them each input's own cards are known
+    only once it is read)."""
     if target is None:
         return
     from app.overlay import UnknownExplain, check_explain, overlay_target_problem, resolve_explain
 
     problem = overlay_target_problem(target)
     if problem is not None:
-        raise _usage(f"--overlay {target}: {problem}")
+        raise _usage(f"{option} {target}: {problem}")
     if explain is not None:
         try:
             if deal is None:
@@ -645,6 +650,13 @@ def read(
         metavar="FILE",
         help="Also write the sheet with each cell's reading (PNG/JPEG).",
     ),
+    scan_overlay: Path = typer.Option(
+        None,
+        "--scan-overlay",
+        metavar="FILE",
+        help="Also write the photo as the scanner saw it: places tried, frame, "
+        "intersections, turn, coins (PNG/JPEG).",
+    ),
     debug: bool = _flag("--debug", "Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
         None,
@@ -669,16 +681,24 @@ def read(
     side_key = _check_side(side)
     given = _parse_fixes(set_cells, 1).get(0, {})
     _check_overlay(overlay)
+    _check_overlay(scan_overlay, option="--scan-overlay")
     settings = _settings_for_read(photo, cards_file)
     use_second_thread()
     warm_up_reader()
     try:
         plan = _for_input(photo, settings, given, side_key)
-        item = _load(photo, plan, keep_view=overlay is not None, photo_only=True)
+        item = _load(
+            photo,
+            plan,
+            keep_view=overlay is not None,
+            keep_scan=scan_overlay is not None,
+            photo_only=True,
+        )
     except INPUT_ERRORS as err:
         if debug:
             traceback.print_exc()
-        _say(write_places_tried(overlay, err))
+        for target in (overlay, scan_overlay):  # when no sheet is found: the places tried
+            _say(write_places_tried(target, err))
         _err(f"error: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None
     sheet = item.sheet
@@ -691,15 +711,31 @@ def read(
     for fix in sheet.corrected:
         typer.echo(f"; set by hand: {correction_text(fix)}")
     typer.echo(format_text(sheet.map, coins=sheet.coins), nl=False)
+    written = True
     if overlay is not None:
-        from app.overlay import draw_overlay, write_overlay
+        from app.overlay import draw_overlay
 
-        try:
-            write_overlay(overlay, draw_overlay(sheet, item.view))
-        except OSError as err:
-            _err(f"error: {photo}: no overlay: {one_line(err)}")
-            raise typer.Exit(EXIT_FAILED) from None
-        _err(f"overlay written to {overlay}")
+        written &= _write_picture(photo, "overlay", overlay, lambda: draw_overlay(sheet, item.view))
+    if scan_overlay is not None:
+        from scanner.overlay import draw_scan
+
+        written &= _write_picture(photo, "scan overlay", scan_overlay, lambda: draw_scan(item.scan))
+    if not written:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _write_picture(photo: Path, what: str, path: Path, draw: Callable[[], Any]) -> bool:
+    """Write ``draw()``, one of ``read``'s pictures, to ``path``, saying where (or why
+    not: False) on stderr."""
+    from app.overlay import write_overlay
+
+    try:
+        write_overlay(path, draw())
+    except OSError as err:
+        _err(f"error: {photo}: no {what}: {one_line(err)}")
+        return False
+    _err(f"{what} written to {path}")
+    return True
 
 
 @app.command(cls=_Command)

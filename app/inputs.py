@@ -57,12 +57,14 @@ class LoadedInput:
     """A sheet, and the cards its map file's ``cards:`` header named (None for photos).
 
     ``view`` is the photo's canonical rectified view (BGR) when it was asked for
-    (``keep_view``), for overlays; None for map files.
+    (``keep_view``), for overlays; ``scan``, its whole :class:`scanner.pipeline.Scan`
+    (``keep_scan``), for the scanner's debug picture; None for map files.
     """
 
     sheet: Sheet
     cards: dict[str, str] | None = None
     view: object | None = None
+    scan: object | None = None
 
 
 #: ISO media brands (``ftyp``) of videos: MP4, QuickTime, 3GPP.
@@ -147,7 +149,7 @@ def read_photo(
 def scan_and_read_photo(
     path: str | Path, *, side: str | None = None, decoded: Future | None = None
 ) -> tuple[Sheet, object]:
-    """:func:`read_photo` that also returns the canonical view (for overlays)."""
+    """:func:`read_photo` that also returns the scan (its canonical view for overlays)."""
     from scanner.pipeline import scan_photo, set_overlap, sheet_from_scan  # lazy: cv2...
     from scanner.two_sheets import check_one_sheet
 
@@ -155,7 +157,7 @@ def scan_and_read_photo(
     photo = decoded.result() if decoded is not None else None  # its errors raise here
     scan = scan_photo(path, side=side or "auto", photo=photo)
     check_one_sheet(scan)
-    return sheet_from_scan(scan), scan.view
+    return sheet_from_scan(scan), scan
 
 
 class UnreadableInput(OSError):
@@ -168,6 +170,7 @@ def load_input(
     side: str | None = None,
     default_side: str | None = None,
     keep_view: bool = False,
+    keep_scan: bool = False,
     photo_only: bool = False,
     decoded: Future | None = None,
     read_cards: bool = True,
@@ -198,9 +201,11 @@ def load_input(
         raise NotAnImage(str(path), NEITHER_PROBLEM if _binary(file) else TEXT_PROBLEM)
     if photo_only or kind == "photo":
         photo_side = side or default_side
-        if keep_view:
-            sheet, view = scan_and_read_photo(path, side=photo_side, decoded=decoded)
-            return LoadedInput(sheet, view=view)
+        if keep_view or keep_scan:
+            sheet, scan = scan_and_read_photo(path, side=photo_side, decoded=decoded)
+            return LoadedInput(
+                sheet, view=scan.view if keep_view else None, scan=scan if keep_scan else None
+            )
         return LoadedInput(read_photo(path, side=photo_side, decoded=decoded))
     if Path(file).suffix.lower() not in MAP_SUFFIXES and _binary(file):
         raise NotAnImage(str(path), NEITHER_PROBLEM)
