@@ -14,7 +14,8 @@ from pathlib import Path
 
 from app.corrections import Fixes, apply_corrections
 from scanner.errors import NotAnImage
-from scanner.pages import PDF_START, file_head, page_count, page_name, split_page
+from scanner.page_count import page_count
+from scanner.pages import PDF_START, file_head, page_name, split_page
 from scanner.sheet import Sheet
 from scanner.signatures import HEAD_BYTES, ftyp_brand, is_image_head
 from scoring.textmap import load_map_file

@@ -3,7 +3,8 @@ feeder's pile of sheets) or a multi-page TIFF (what many office scanners save).
 
 A page is named as a PDF viewer's link names it, ``scan.pdf#page=3`` or
 ``feeder.tif#page=3`` (pages count from 1); a file of one page needs no page. Reading a
-page is :mod:`scanner.load`'s (a PDF's through :mod:`scanner.pdf`).
+page is :mod:`scanner.load`'s (a PDF's through :mod:`scanner.pdf`), counting a file's
+pages :mod:`scanner.page_count`'s.
 """
 
 from __future__ import annotations
@@ -55,28 +56,6 @@ def file_head(path: str | Path, n: int = 12) -> bytes:
 def is_pdf(path: str | Path) -> bool:
     """True for a PDF document, by its first bytes (whatever its name)."""
     return file_head(path, len(PDF_START)) == PDF_START
-
-
-def page_count(path: str | Path) -> int:
-    """How many pages (sheets) a file holds: a PDF's pages, a TIFF's images, 1 for
-    anything else (a JPEG's embedded preview is not a page). Raises :class:`NotAnImage`
-    for a PDF that cannot be read."""
-    head = file_head(path)
-    if head.startswith(PDF_START):
-        from scanner.pdf import pdf_page_count  # lazy: PDFium only for PDFs
-
-        return pdf_page_count(path)
-    if not head.startswith(TIFF_STARTS):
-        return 1
-    from PIL import Image  # lazy: listing inputs needs no image library otherwise
-
-    try:
-        with Image.open(path) as im:
-            return int(getattr(im, "n_frames", 1))
-    # A TIFF declaring more pixels than Pillow's own limit: counted as one page, so that
-    # the loader refuses it in its own words, as any photo too large.
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
-        raise NotAnImage(str(path), f"the TIFF cannot be read ({e})") from e
 
 
 def named_page(name: str, kind: str, page: int | None, n: int) -> int:

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from scanner.errors import ImageTooLarge, NotAnImage
+from scanner.pages import named_page, split_page
 
 FULL_DPI = 300.0  # a scan's usual resolution: the page's "full-size" decode
 _LOCK = threading.Lock()
@@ -53,7 +54,6 @@ def render_page(
     import numpy as np
 
     from scanner.decode_scale import reduction_factor
-    from scanner.pages import named_page, split_page
 
     name = str(source)
     path, page = split_page(source)
