@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure_scanner import cell_centre_error  # noqa: E402
 from benchmarks.rendered import add_render_args, measure_rendered, rendered_sample  # noqa: E402
-from scanner import bend, pipeline  # noqa: E402
+from scanner import bend  # noqa: E402
+from scanner.decode_scale import work_to_full  # noqa: E402
 from scanner.errors import SheetNotFound  # noqa: E402
+from scanner.pipeline import scan_photo  # noqa: E402
 
 FOUND = 0.1  # cells: every cell centre this close counts as found (as measure_scanner.py)
 
@@ -38,28 +40,24 @@ def stage_errors(path: Path, truth: dict) -> list[tuple[str, float]] | None:
     """(step, worst cell-centre error in cells) for the lattice the scan of ``path``
     kept, step by step; None when no sheet was found."""
     seen: list = []
-    to_full: list = []
-    stages, work_to_full = bend.lattice_stages, pipeline._work_to_full
+    stages = bend.lattice_stages
 
     def recording_stages(*args):
         seen[:] = stages(*args)
         return seen
 
-    def recording_scale(scale):
-        to_full[:] = [work_to_full(scale)]
-        return to_full[0]
-
-    bend.lattice_stages, pipeline._work_to_full = recording_stages, recording_scale
+    bend.lattice_stages = recording_stages
     try:
-        scan = pipeline.scan_photo(path)
+        scan = scan_photo(path)
     except SheetNotFound:
         return None
     finally:
-        bend.lattice_stages, pipeline._work_to_full = stages, work_to_full
+        bend.lattice_stages = stages
+    to_full = work_to_full(scan.debug["scale"])  # the steps' lattices are the working photo's
     truth_lattice = np.array(truth["lattice"], float)
     out = []
     for name, lattice in seen:
-        full = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), to_full[0])
+        full = cv2.perspectiveTransform(lattice.reshape(-1, 1, 2), to_full)
         out.append((name, _worst_error(full.reshape(lattice.shape), truth_lattice)))
     out.append(("kept", _worst_error(scan.lattice, truth_lattice)))
     return out

@@ -29,6 +29,7 @@ from scanner.coin_doubts import (
 )
 from scanner.coins import CoinReading, read_coin_track
 from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread
+from scanner.decode_scale import work_to_full
 from scanner.detect import (
     GOOD_ENOUGH,
     Detection,
@@ -276,7 +277,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     cut = tuple(i for i in coins_cut(h_work, image.shape, visible) if i < coins.count)
     if cut:
         coins = replace(coins, confidence=min(coins.confidence, DOUBTED_COUNT_CONFIDENCE))
-    to_full = _work_to_full(photo.scale)
+    to_full = work_to_full(photo.scale)
     h_full = to_full @ h_work
     lattice_full = cv2.perspectiveTransform(lattice_work.reshape(-1, 1, 2), to_full).reshape(
         lattice_work.shape
@@ -330,12 +331,6 @@ def _settle_for_cells(hidden: Future, outlines: Future, crops: np.ndarray, side:
 
 def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orientation:
     return decide_orientation(feature_canvas(image, homography), side)
-
-
-def _work_to_full(scale: float) -> np.ndarray:
-    """Working-image pixels -> full-resolution pixels (pixel centres aligned)."""
-    s = 1.0 / scale
-    return np.array([[s, 0, 0.5 * s - 0.5], [0, s, 0.5 * s - 0.5], [0, 0, 1.0]])
 
 
 def _debug(
