@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -32,7 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.measure_scanner import COVERED, TOLERANCE, cell_centre_error  # noqa: E402
 from benchmarks.rendered import kept_in, rendered_sample  # noqa: E402
-from scanner.covered import CUES, WEIGHTS_PATH, cell_cues, context, expand, logit  # noqa: E402
+from scanner.covered import (  # noqa: E402
+    CUES,
+    WEIGHTS_PATH,
+    cell_cues,
+    context,
+    cue_source,
+    expand,
+    logit,
+)
 
 #: (difficulty, occluder, first seed, photos): the tuning sets.
 SETS = (
@@ -139,14 +146,6 @@ def colour_in(view: np.ndarray, cells: list[tuple[int, int]], rng) -> np.ndarray
         patch = patch * (1 - ink) + patch * tint * ink
         out[y0 + inset : y1 - inset + 1, x0 + inset : x1 - inset + 1] = np.clip(patch, 0, 255)
     return out
-
-
-def cue_source() -> str:
-    """The source of the code that measures the cues (its hash names the cache)."""
-    import scanner.covered as covered
-
-    parts = [covered._line_contrast, covered._neighbours, covered._quantile, cell_cues]
-    return repr(CUES) + "".join(inspect.getsource(f) for f in parts)
 
 
 def fit_stage(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 30) -> dict:

@@ -18,6 +18,7 @@ pencil crossing a cell has covered cells on opposite sides). A cell scoring abov
 
 from __future__ import annotations
 
+import inspect
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -168,6 +169,16 @@ def _quantile(ranked: np.ndarray, q: float, last: int) -> np.ndarray:
     i = int(pos)
     frac = pos - i
     return ranked[:, i] * (1 - frac) + ranked[:, min(i + 1, last)] * frac
+
+
+def cue_source() -> str:
+    """The code that measures the first stage's cues, as text: the settings it reads and
+    its functions' source (``benchmarks/fit_covered.py`` keeps measured cues under its
+    hash, for as long as it is unchanged)."""
+    settings = (CUES, _NEIGHBOURED, _HALF, _LO, _HI, _BLOCKS, _SMOOTH)
+    off_paper = (_OFF_CHROMA, _OFF_DARK, _OFF_LIGHT)
+    code = (shrink, _line_contrast, _lighting, _neighbours, _quantile, cell_cues)
+    return repr((settings, off_paper)) + "".join(inspect.getsource(f) for f in code)
 
 
 def context(scores: np.ndarray, free: np.ndarray) -> np.ndarray:

@@ -138,3 +138,18 @@ def test_a_covered_cell_is_reviewed_first_as_covered_with_its_candidates():
     assert review[space_name(divmod(int(doubtful), N))].candidates == {"T": 0.6, "V": 0.4}
     assert review[space_name(divmod(int(sure), N))].candidates == {".": 1.0, "T": 0.0}
     assert not review_cells(probs, layout)[1:]  # without it, only the doubtful cell
+
+
+@pytest.mark.parametrize(
+    "name, stand_in",
+    [("_SMOOTH", 3.0), ("_OFF_DARK", 0.7), ("_lighting", np.ones_like), ("shrink", np.copy)],
+)
+def test_the_cue_code_text_changes_with_anything_the_cues_are_measured_by(
+    monkeypatch, name, stand_in
+):
+    """benchmarks/fit_covered.py keeps measured cues under this text's hash."""
+    import scanner.covered as covered
+
+    before = covered.cue_source()
+    monkeypatch.setattr(covered, name, stand_in)
+    assert covered.cue_source() != before
