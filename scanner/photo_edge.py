@@ -14,7 +14,7 @@ import numpy as np
 
 from scanner.normalize import CLASSES
 from scanner.sheet import Review, spans
-from scoring.layouts import SIZE, parse_space, space_name
+from scoring.layouts import ROW_LETTERS, SIZE, parse_space, space_name
 
 #: How far from a cell's centre, along each axis (cells), the photo must still show it.
 CELL_MIDDLE = 0.25
@@ -58,7 +58,7 @@ def describe_spaces(cells: tuple[int, ...]) -> str:
         return [f"{kind}{'s' if '-' in run else ''} {run}" for run in spans(picked, label)]
 
     parts = lines("column", columns, lambda c: str(c + 1))
-    parts += lines("row", rows, lambda r: "ABCDEFGHIJK"[r])
+    parts += lines("row", rows, lambda r: ROW_LETTERS[r])
     names = [space_name(divmod(i, SIZE)) for i in rest]
     parts += names[:4] + (["..."] if len(names) > 4 else [])
     return ", ".join(parts)

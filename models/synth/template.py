@@ -15,7 +15,7 @@ import numpy as np
 
 from models.synth.canvas import Canvas, densify, smooth_noise, wobble
 from scanner import geometry as g
-from scoring.layouts import LAYOUTS, Layout
+from scoring.layouts import LAYOUTS, ROW_LETTERS, Layout
 
 PAGE_MARGIN = 0.7  # cells of transparent border around the page (room for curl to move it)
 
@@ -312,7 +312,7 @@ def _frame(img, cv: Canvas, pr: Printing) -> None:
 
 
 def _labels(img, cv: Canvas, pr: Printing) -> None:
-    for r, letter in enumerate("ABCDEFGHIJK"):
+    for r, letter in enumerate(ROW_LETTERS):
         x, y = print_xy(pr, g.ROW_LABEL_X, r + 0.5)
         cv.text_centered(img, letter, (x, y), 0.2, pr.accent, weight=0.1)
     for c in range(11):
