@@ -442,18 +442,24 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
 
 
 def _score_one(
-    item, deal, coin_values, as_json: bool, lang: str, console: Console, draw, index: int
+    item,
+    deal: dict[str, str] | None,
+    coin_values: list[int] | None,
+    as_json: bool,
+    lang: str,
+    console: Console,
+    draw: OverlayWriter | None,
+    index: int,
 ) -> None:
-    from app.config import pick_cards
+    """Score a read input (:func:`app.score_input.score_input`) and print it."""
     from app.report import render_sheet, review_effects, sheet_json
-    from app.seasons import coins_for
-    from scoring.game import score_game
+    from app.score_input import score_input
 
     sheet = item.sheet
-    cards = pick_cards(sheet.source, deal, item.cards)
-    if deal is None:
-        _warn_deal(cards, f"{sheet.source}: ")
-    game = score_game([sheet.map], cards, coins_for(coin_values, sheet.coins))
+    scored = score_input(item, deal, coin_values)
+    for warning in scored.warnings:
+        _err(f"warning: {warning}")
+    game = scored.game
     # Once, for the report and the overlay (the JSON object has none).
     effects = None if as_json and draw is None else review_effects(sheet, game)
     if as_json:
