@@ -442,14 +442,7 @@ def _report_error(source: str, message: str, as_json: bool) -> None:
 
 
 def _score_one(
-    item,
-    deal: dict[str, str] | None,
-    coin_values: list[int] | None,
-    as_json: bool,
-    lang: str,
-    console: Console,
-    draw: OverlayWriter | None,
-    index: int,
+    item, deal, coin_values, as_json: bool, lang: str, console: Console, draw, index: int
 ) -> None:
     """Score a read input (:func:`app.score_input.score_input`) and print it."""
     from app.report import render_sheet, review_effects, sheet_json
