@@ -241,11 +241,12 @@ def _check_lang(lang: str) -> str:
         raise _usage(f"--lang takes one of {', '.join(LANGS)}; got {lang!r}") from None
 
 
-def _warn_deal(cards: dict[str, str], where: str = "") -> None:
+def _warn_deal(cards: dict[str, str]) -> None:
+    """Warn once of a deal given for every input that is not one card a deck."""
     from scoring.game import deal_warnings
 
     for warning in deal_warnings(cards):
-        _err(f"warning: {where}{warning}")
+        _err(f"warning: {warning}")
 
 
 @app.command(cls=_Command)
@@ -397,8 +398,9 @@ def _settings_for_read(photo: Path, cards_file: Path | None) -> Settings | None:
 
 
 def _nearby_settings(path: Path):
-    """The cartoscore.toml nearest an input (its folder or one above, else the current
-    directory), read; or None."""
+    """The cartoscore.toml nearest an input (:func:`app.config.find_settings`: above its
+    real folder, then above the path as given, else the current directory), read; or
+    None."""
     from app.config import find_settings
 
     found = find_settings(path)
