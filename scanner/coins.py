@@ -209,12 +209,7 @@ def _against_last_coin(band: np.ndarray, reading: CoinReading) -> CoinReading:
     count, confidence = split_marks(marks)
     if count == 0 or confidence < _SURE or float(marks[:count].min()) < _LAST_COIN_MARK:
         return reading
-    return CoinReading(
-        count,
-        min(reading.confidence, _THIN_MARK_CONFIDENCE),
-        tuple(round(float(m), 4) for m in marks),
-        reading.centres,
-    )
+    return _taken_unsure(reading, marks, count)
 
 
 def thin_mark_among_unmarked(discs: np.ndarray, count: int) -> bool:
@@ -248,6 +243,12 @@ def _reading(
     marks, count, confidence = thin
     if confidence <= _two_readings(band, _THIN_MARK_SHARE)[2]:
         return reading
+    return _taken_unsure(reading, marks, count)
+
+
+def _taken_unsure(reading: CoinReading, marks: np.ndarray, count: int) -> CoinReading:
+    """Another reading's ``count`` (and ``marks``) taken over ``reading``, still unsure:
+    its confidence at most ``_THIN_MARK_CONFIDENCE``, so the count is listed for a look."""
     return CoinReading(
         count,
         min(reading.confidence, _THIN_MARK_CONFIDENCE),
