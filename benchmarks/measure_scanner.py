@@ -19,7 +19,7 @@ looked at to make changes or explain misses; 138000+ and 140000+ gave session
 144000+ is the pipeline's (measure_pipeline.py); 146000+ gave session 13's figures
 (then a few photos were looked at), 148000+ is the pipeline's again: use 150000+ next. Each
 difficulty also reports the photos whose sheet covers at least 30 % of the frame
-(SHEET.md's range) apart.
+(SHEET.md's range) apart: how many are found, and their coin counts.
 
 ``--occlude finger|pencil|card|mixed`` paints something lying on the sheet over
 each photo (benchmarks/occlude.py; mixed: one of the three, chosen by the seed)
@@ -354,6 +354,13 @@ def report(difficulty: str, rows: list[dict], show_failures: bool) -> None:
             f"{inside:7.2%}; smaller: {len(smaller)} photos, found "
             f"{sum(r['found'] for r in smaller) / len(smaller):7.2%}"
         )
+        for name, part in ((f">= {SPEC_SHARE:.0%}", within), ("smaller", smaller)):
+            seen = [r for r in part if r["found"]]
+            print(
+                f"        coins on the found photos, sheet {name}: right on "
+                f"{sum(r['coins_ok'] for r in seen)} of {len(seen)}, wrong and not flagged on "
+                f"{sum(not r['coins_ok'] and r['coin_confidence'] >= 0.5 for r in seen)}"
+            )
     if show_failures:
         for r in rows:
             bad = not r["found"] or not (r["side_ok"] and r["orientation_ok"] and r["coins_ok"])
