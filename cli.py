@@ -26,6 +26,11 @@ def _flag(name: str, help: str) -> Any:
     return typer.Option(False, name, metavar="", help=help)
 
 
+def _file(name: str, help: str) -> Any:
+    """An option naming a file to write or read, None when not given (--help: ``FILE``)."""
+    return typer.Option(None, name, metavar="FILE", help=help)
+
+
 class _BareHelp:
     """A --help line showing no value to give (typer 0.29 shows "<bool>" beside it)."""
 
@@ -268,11 +273,8 @@ def score(
     ),
     as_json: bool = _flag("--json", "JSON Lines, one object per input."),
     lang: str = typer.Option("en", "--lang", metavar="CODE", help="Language: en, it, fr, es, zh."),
-    overlay: Path = typer.Option(
-        None,
-        "--overlay",
-        metavar="FILE",
-        help="Write the annotated sheet (PNG/JPEG); several inputs: FILE-<name>.",
+    overlay: Path = _file(
+        "--overlay", "Write the annotated sheet (PNG/JPEG); several inputs: FILE-<name>."
     ),
     explain: str = typer.Option(
         None,
@@ -524,9 +526,7 @@ def batch(
         None, "--workers", metavar="N", help="Worker processes (default: CPU count; 0 = no pool)."
     ),
     side: SideOption = "auto",
-    html: Path = typer.Option(
-        None, "--html", metavar="FILE", help="Also write an HTML report with overlays."
-    ),
+    html: Path = _file("--html", "Also write an HTML report with overlays."),
     debug: bool = _flag("--debug", "Show tracebacks of failed sheets."),
 ) -> None:
     """Score a folder of sheets in parallel; results appended as they finish, then a ranking."""
@@ -645,18 +645,11 @@ def read(
         ..., metavar="PHOTO", help="A photo of a map sheet.", readable=False
     ),
     side: SideOption = "auto",
-    overlay: Path = typer.Option(
-        None,
-        "--overlay",
-        metavar="FILE",
-        help="Also write the sheet with each cell's reading (PNG/JPEG).",
-    ),
-    scan_overlay: Path = typer.Option(
-        None,
+    overlay: Path = _file("--overlay", "Also write the sheet with each cell's reading (PNG/JPEG)."),
+    scan_overlay: Path = _file(
         "--scan-overlay",
-        metavar="FILE",
-        help="Also write the photo as the scanner saw it: places tried, frame, "
-        "intersections, turn, coins (PNG/JPEG).",
+        "Also write the photo as the scanner saw it: places tried, frame, intersections, "
+        "turn, coins (PNG/JPEG).",
     ),
     debug: bool = _flag("--debug", "Show the traceback on failure."),
     set_cells: list[str] = typer.Option(
@@ -665,11 +658,9 @@ def read(
         metavar="SPACE=TERRAIN",
         help="Set by hand: spaces C3=F, C3=farm,E7=., the coins (coins=5) or the side (side=B).",
     ),
-    cards_file: Path = typer.Option(
-        None,
+    cards_file: Path = _file(
         "--cards-file",
-        metavar="FILE",
-        help="TOML settings: its side and \\[set] apply (default: cartoscore.toml nearby).",
+        "TOML settings: its side and \\[set] apply (default: cartoscore.toml nearby).",
     ),
 ) -> None:
     """Print the recognised map in the text map format, ready to correct and score."""
