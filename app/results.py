@@ -183,16 +183,11 @@ def cards_text(cards: dict[str, str]) -> str:
     return ",".join(cards[e] for e in EDICTS)
 
 
-def file_stamp(source: str | Path) -> str:
-    """When a sheet's file was last changed, in UTC to the microsecond ("" when it cannot
-    be told): a row's ``modified``, so that an edited or replaced photo is scored again."""
-    return file_facts(source)[0]
-
-
 def file_facts(source: str | Path) -> tuple[str, int | str]:
-    """A sheet's file's time (:func:`file_stamp`) and size in bytes, from one stat ("" for
-    each when it cannot be told): a row's ``modified`` and ``size``. The size tells a
-    photo replaced by another that kept the old one's time (``cp -p``, a sync tool)."""
+    """When a sheet's file was last changed (UTC, to the microsecond) and its size in
+    bytes, from one stat ("" for each when it cannot be told): a row's ``modified`` and
+    ``size``, so that an edited or replaced photo is scored again. The size tells a photo
+    replaced by another that kept the old one's time (``cp -p``, a sync tool)."""
     try:
         st = os.stat(split_page(source)[0])
     except OSError:

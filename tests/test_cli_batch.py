@@ -405,13 +405,13 @@ def test_a_photos_row_stands_while_what_scored_it_stands():
     """A photo's row records what scored it (the cards, the side given, what is set by
     hand, the file's time); any of those changed and the photo is scored again."""
     from app.batch import AUTO, Job, still_current
-    from app.results import cards_text, file_stamp
+    from app.results import cards_text, file_facts
 
     photo = str(ROOT / "samples" / "photos" / "synth-2028-A-pencil-hatch-icon.jpg")
     deal = {"A": "the-cauldrons", "B": "greenbough", "C": "mages-valley", "D": "great-city"}
     moved = {**deal, "D": "the-broken-road"}
     row = {"set_by_hand": "", "side": "A", "side_given": AUTO, "cards": cards_text(deal)}
-    row["modified"] = file_stamp(photo)
+    row["modified"] = file_facts(photo)[0]
     assert still_current(row, Job(photo, default_cards=deal))
     assert still_current(row, Job(photo, cards=deal))
     assert not still_current(row, Job(photo, default_cards=moved))  # the folder's cards

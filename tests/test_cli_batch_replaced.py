@@ -42,12 +42,12 @@ def test_a_photos_row_without_a_size_stands_on_its_time():
     """A row of a version before the ``size`` column is not scored again for lack of
     it (its time still tells an edited photo); a row whose size differs is."""
     from app.batch import AUTO, Job, still_current
-    from app.results import cards_text, file_stamp
+    from app.results import cards_text, file_facts
 
     photo = PHOTOS / "synth-2028-A-pencil-hatch-icon.jpg"
     deal = {"A": "the-cauldrons", "B": "greenbough", "C": "mages-valley", "D": "great-city"}
     row = {"set_by_hand": "", "side_given": AUTO, "cards": cards_text(deal)}
-    row["modified"] = file_stamp(photo)
+    row["modified"] = file_facts(photo)[0]
     job = Job(str(photo), cards=deal)
     assert still_current(row, job)
     assert still_current({**row, "size": photo.stat().st_size}, job)

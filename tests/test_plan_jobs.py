@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.batch import Job, plan_jobs
 from app.config import ForInput, Settings
-from app.results import cards_text, file_stamp, sheet_key
+from app.results import cards_text, file_facts, sheet_key
 
 DEAL = {"A": "sentinel-wood", "B": "canal-lake", "C": "great-city", "D": "borderlands"}
 MOVED = {**DEAL, "D": "the-broken-road"}
@@ -33,7 +33,7 @@ def _row(source: str, cards: dict[str, str], error: str = "") -> dict:
         "set_by_hand": "",
         "side_given": "B",
         "cards": cards_text(cards),
-        "modified": file_stamp(source),
+        "modified": file_facts(source)[0],
     }
 
 
