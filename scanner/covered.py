@@ -40,6 +40,7 @@ _HALF = INPUT_PX  # crops read at half resolution (the model's own shrink): the 
 # [8, 40), with its lines at 8 and 40
 _LO, _HI = 8, 40
 _BLOCKS = 12  # 4 x 4 half-resolution blocks per crop side; the cell's are [2, 10)
+_BLOCK_PX = _HALF // _BLOCKS
 _SMOOTH = 2.5  # a block is smooth when its grey level's spread is under this many paper noises
 _OFF_CHROMA, _OFF_DARK, _OFF_LIGHT = 0.12, 0.8, 1.12  # off the paper's colour or brightness
 _SCORE_LIMIT = 20.0  # first-stage log-odds beyond this say nothing more
@@ -61,16 +62,16 @@ def _line_contrast(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``grey`` is (121, 48, 48) float32. Returns the contrast against the lighter side and
     against the darker side, each (121, 16): a printed line is darker than both.
     """
-    lighter, darker = [], []
-    for pos in (_LO, _HI):
-        across = grey[:, _LO:_HI, pos - 3 : pos + 4].reshape(-1, 4, 8, 7).mean(axis=2)
-        down = grey[:, pos - 3 : pos + 4, _LO:_HI].reshape(-1, 7, 4, 8).mean(axis=3)
-        for profile in (across, down.transpose(0, 2, 1)):
-            a, b = profile[..., 0:2].mean(-1), profile[..., 5:7].mean(-1)
-            middle = profile[..., 2:5].min(-1)
-            lighter.append(np.maximum(a, b) - middle)
-            darker.append(np.minimum(a, b) - middle)
-    return np.concatenate(lighter, 1), np.concatenate(darker, 1)
+    n = len(grey)
+    near = np.r_[_LO - 3 : _LO + 4, _HI - 3 : _HI + 4]  # 7 pixels across each of both lines
+    # (n, 2 lines, 4 segments, 7 across), the segment's 8 pixels along averaged
+    across = grey[:, _LO:_HI, near].reshape(n, 4, 8, 2, 7).mean(axis=2).transpose(0, 2, 1, 3)
+    down = grey[:, near, _LO:_HI].reshape(n, 2, 7, 4, 8).mean(axis=4).transpose(0, 1, 3, 2)
+    # (n, 4 borders, 4 segments, 7 across): left, top, right, bottom
+    profile = np.stack([across[:, 0], down[:, 0], across[:, 1], down[:, 1]], 1)
+    a, b = profile[..., 0:2].mean(-1), profile[..., 5:7].mean(-1)
+    middle = profile[..., 2:5].min(-1)
+    return (np.maximum(a, b) - middle).reshape(n, 16), (np.minimum(a, b) - middle).reshape(n, 16)
 
 
 def _lighting(brightness: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -95,9 +96,28 @@ def _lighting(brightness: np.ndarray, free: np.ndarray) -> np.ndarray:
 
 
 def _neighbours(values: np.ndarray) -> np.ndarray:
-    """(4, 121): each cell's up, down, left and right neighbour's value (0 off the grid)."""
-    m = np.pad(values.reshape(SIZE, SIZE), 1)
-    return np.stack([m[:-2, 1:-1], m[2:, 1:-1], m[1:-1, :-2], m[1:-1, 2:]]).reshape(4, -1)
+    """(4, k, 121): for each of k cues (k, 121), each cell's up, down, left and right
+    neighbour's value (0 off the grid)."""
+    m = np.pad(values.reshape(-1, SIZE, SIZE), ((0, 0), (1, 1), (1, 1)))
+    shifted = [m[:, :-2, 1:-1], m[:, 2:, 1:-1], m[:, 1:-1, :-2], m[:, 1:-1, 2:]]
+    return np.stack(shifted).reshape(4, *values.shape)
+
+
+def _grey(half: np.ndarray) -> np.ndarray:
+    """uint8 grey levels of (n, 48, 48, 3) BGR crops, as one row: no per-row overhead."""
+    flat = half.reshape(1, -1, 3)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY).reshape(half.shape[:-1])
+
+
+def _blocks(image: np.ndarray) -> np.ndarray:
+    """Means of the blocks (4 x 4 pixels) of (n, h, w, ...) stacked images, one
+    ``cv2.resize`` (``INTER_AREA``) over them all (a view is copied first); no block
+    straddles two images. Returns (n, h / 4, w / 4, ...)."""
+    n, h, w, *channels = image.shape
+    rows, cols = h // _BLOCK_PX, w // _BLOCK_PX
+    stacked = image.reshape(n * h, w, *channels)
+    small = cv2.resize(stacked, (cols, n * rows), interpolation=cv2.INTER_AREA)
+    return small.reshape(n, rows, cols, *channels)
 
 
 def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -110,17 +130,16 @@ def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
         neighbours nothing).
     """
     n = len(crops)
-    half = shrink(crops).reshape(n * _HALF, _HALF, 3)
-    grey = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    colour = cv2.resize(half, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
-    m1 = cv2.resize(grey, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
-    m2 = cv2.resize(grey * grey, (_BLOCKS, n * _BLOCKS), interpolation=cv2.INTER_AREA)
-    inner = (slice(None), slice(2, _BLOCKS - 2), slice(2, _BLOCKS - 2))
-    colour = colour.reshape(n, _BLOCKS, _BLOCKS, 3)[inner].reshape(n, -1, 3).astype(np.float32)
-    m1 = m1.reshape(n, _BLOCKS, _BLOCKS)[inner].reshape(n, -1)
-    m2 = m2.reshape(n, _BLOCKS, _BLOCKS)[inner].reshape(n, -1)
+    half = shrink(crops)
+    grey = _grey(half).astype(np.float32)
+    # The cell's blocks, [2, 10) of the crop's 12: only its [_LO, _HI) pixels are resized.
+    inner = (slice(None), slice(_LO, _HI), slice(_LO, _HI))
+    colour = _blocks(half[inner]).reshape(n, -1, 3).astype(np.float32)
+    cell = np.ascontiguousarray(grey[inner])
+    m1 = _blocks(cell).reshape(n, -1)
+    m2 = _blocks(cell * cell).reshape(n, -1)
     spread = np.sqrt(np.maximum(m2 - m1 * m1, 0))
-    lighter, darker = _line_contrast(grey.reshape(n, _HALF, _HALF))
+    lighter, darker = _line_contrast(grey)
     # The paper: bright blocks of low spread; its colour, its noise, its lines' contrast.
     paper = (m1 >= np.percentile(m1, 60)) & (spread <= np.percentile(spread, 50))
     paper_colour = np.median(colour[paper], axis=0)
@@ -135,32 +154,44 @@ def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
     off = (chroma > _OFF_CHROMA) | (light < _OFF_DARK) | (light > _OFF_LIGHT)
     ranked = np.sort(rel, axis=1)
     k = ranked.shape[1] - 1
+    l_med, chroma_med = np.median(np.stack([light, chroma]), axis=2)
     cues = {
-        "L_med": np.median(light, 1),
+        "L_med": l_med,
         "L_std": light.std(1),
-        "chroma_med": np.median(chroma, 1),
-        "dark": (light < 0.6).mean(1),
-        "fg": (smooth & off).mean(1),
-        "miss_hi0.2": (lighter / line < 0.2).mean(1),
-        "miss_hi0.4": (lighter / line < 0.4).mean(1),
-        "miss_lo0.2": (darker / line < 0.2).mean(1),
-        "miss_lo0.4": (darker / line < 0.4).mean(1),
-        "smooth": smooth.mean(1),
-        "smooth_chroma": (smooth & (chroma > _OFF_CHROMA)).mean(1),
-        "smooth_dark": (smooth & (light < _OFF_DARK)).mean(1),
-        "tex_med": np.median(rel, 1),
+        "chroma_med": chroma_med,
+        "tex_med": _quantile(ranked, 0.5, k),
         "tex_q25": _quantile(ranked, 0.25, k),
         "tex_q90": _quantile(ranked, 0.90, k),
     }
+    blocks = {
+        "dark": light < 0.6,
+        "fg": smooth & off,
+        "smooth": smooth,
+        "smooth_chroma": smooth & (chroma > _OFF_CHROMA),
+        "smooth_dark": smooth & (light < _OFF_DARK),
+    }
+    cues.update(_shares(blocks))
+    contrast = {"hi": lighter / line, "lo": darker / line}
+    missing = _shares({f"miss_{s}{t}": contrast[s] < t for s in contrast for t in (0.2, 0.4)})
     # Some printings' lines are faint or sparsely dashed everywhere: what counts is a
     # cell missing more of them than the sheet's free cells usually do.
-    for name in ("miss_hi0.2", "miss_hi0.4", "miss_lo0.2", "miss_lo0.4"):
-        cues[name] = cues[name] - np.median(cues[name][free])
-    for name in _NEIGHBOURED:
-        around = _neighbours(np.where(free, cues[name], 0.0))
-        cues[name + "_nbmax"] = around.max(0)
-        cues[name + "_nbmean"] = around.mean(0)
+    usual = np.median(np.stack(list(missing.values()))[:, free], axis=1)
+    cues.update(
+        {name: share - below for (name, share), below in zip(missing.items(), usual, strict=True)}
+    )
+    # One pass per dtype: tex_q90 is float32, and so is its neighbours' mean.
+    for dtype in {cues[name].dtype for name in _NEIGHBOURED}:
+        names = [name for name in _NEIGHBOURED if cues[name].dtype == dtype]
+        around = _neighbours(np.where(free, np.stack([cues[name] for name in names]), 0.0))
+        for name, most, mean in zip(names, around.max(0), around.mean(0), strict=True):
+            cues[name + "_nbmax"] = most
+            cues[name + "_nbmean"] = mean
     return np.stack([cues[name] for name in CUES], 1).astype(np.float64)
+
+
+def _shares(masks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each mask's (n, m) share of True per row, by name: one mean over them all."""
+    return dict(zip(masks, np.stack(list(masks.values())).mean(2), strict=True))
 
 
 def _quantile(ranked: np.ndarray, q: float, last: int) -> np.ndarray:
@@ -177,7 +208,8 @@ def cue_source() -> str:
     hash, for as long as it is unchanged)."""
     settings = (CUES, _NEIGHBOURED, _HALF, _LO, _HI, _BLOCKS, _SMOOTH)
     off_paper = (_OFF_CHROMA, _OFF_DARK, _OFF_LIGHT)
-    code = (shrink, _line_contrast, _lighting, _neighbours, _quantile, cell_cues)
+    code = (shrink, _grey, _blocks, _line_contrast, _lighting, _neighbours, _shares, _quantile)
+    code += (cell_cues,)
     return repr((settings, off_paper)) + "".join(inspect.getsource(f) for f in code)
 
 
