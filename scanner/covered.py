@@ -59,14 +59,17 @@ _NEIGHBOURED = ("miss_lo0.2", "miss_hi0.2", "fg", "smooth", "smooth_dark", "L_st
 def _line_contrast(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How much darker each cell border's middle is than its sides, in 4 segments per border.
 
-    ``grey`` is (121, 48, 48) float32. Returns the contrast against the lighter side and
-    against the darker side, each (121, 16): a printed line is darker than both.
+    ``grey`` is (121, 48, 48) uint8 (averaged as float32). Returns the contrast against
+    the lighter side and against the darker side, each (121, 16): a printed line is
+    darker than both.
     """
     n = len(grey)
     near = np.r_[_LO - 3 : _LO + 4, _HI - 3 : _HI + 4]  # 7 pixels across each of both lines
-    # (n, 2 lines, 4 segments, 7 across), the segment's 8 pixels along averaged
-    across = grey[:, _LO:_HI, near].reshape(n, 4, 8, 2, 7).mean(axis=2).transpose(0, 2, 1, 3)
-    down = grey[:, near, _LO:_HI].reshape(n, 2, 7, 4, 8).mean(axis=4).transpose(0, 1, 3, 2)
+    # Each segment's 8 pixels along averaged: (n, 2 lines, 4 segments, 7 across).
+    across = grey[:, _LO:_HI, near].astype(np.float32).reshape(n, 4, 8, 2, 7)
+    down = grey[:, near, _LO:_HI].astype(np.float32).reshape(n, 2, 7, 4, 8)
+    across = across.mean(axis=2).transpose(0, 2, 1, 3)
+    down = down.mean(axis=4).transpose(0, 1, 3, 2)
     # (n, 4 borders, 4 segments, 7 across): left, top, right, bottom
     profile = np.stack([across[:, 0], down[:, 0], across[:, 1], down[:, 1]], 1)
     a, b = profile[..., 0:2].mean(-1), profile[..., 5:7].mean(-1)
@@ -131,11 +134,11 @@ def cell_cues(crops: np.ndarray, free: np.ndarray) -> np.ndarray:
     """
     n = len(crops)
     half = shrink(crops)
-    grey = _grey(half).astype(np.float32)
+    grey = _grey(half)
     # The cell's blocks, [2, 10) of the crop's 12: only its [_LO, _HI) pixels are resized.
     inner = (slice(None), slice(_LO, _HI), slice(_LO, _HI))
     colour = _blocks(half[inner]).reshape(n, -1, 3).astype(np.float32)
-    cell = np.ascontiguousarray(grey[inner])
+    cell = grey[inner].astype(np.float32)
     m1 = _blocks(cell).reshape(n, -1)
     m2 = _blocks(cell * cell).reshape(n, -1)
     spread = np.sqrt(np.maximum(m2 - m1 * m1, 0))
