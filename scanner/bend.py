@@ -29,6 +29,7 @@ from scanner.lattice import (
     fine_fit,
     line_canvas,
     model_lattice,
+    row_means,
     subpixel,
 )
 from scanner.median import fast_median
@@ -236,10 +237,10 @@ def refine_locally(
             centre = ((to_px[:, :-1, 1] + to_px[:, 1:, 1]) / 2).T  # (segment i, line k)
         cols = np.round(centre).astype(int)[:, :, None] + offs  # (i, k, O)
         cols = np.clip(cols, 0, size - 1)
-        if axis == 0:
-            prof = response[rows[:, None, :, None], cols[:, :, None, :]].mean(axis=2)
-        else:
-            prof = response[cols[:, :, None, :], rows[:, None, :, None]].mean(axis=2)
+        # Each segment's band averaged across the line first: its columns are the profiles.
+        seg = row_means(response if axis == 0 else response.T, rows)  # (segment i, px)
+        segment = np.arange(N)[:, None, None]
+        prof = seg[segment, cols]
         edge = np.zeros(prof.shape[1], bool)
         edge[[0, N]] = True
         # The frame's outer line runs parallel beyond its inner one: look for the pair.
@@ -251,10 +252,7 @@ def refine_locally(
         for k, outward in ((0, -1), (N, 1)):
             # far[i, o, d]: the outer line's column for each spacing d in ``aparts``.
             far = np.clip(cols[:, k, :, None] + outward * np.array(aparts), 0, size - 1)
-            if axis == 0:
-                seen = response[rows[:, :, None, None], far[:, None]].mean(axis=1)
-            else:
-                seen = response[far[:, None], rows[:, :, None, None]].mean(axis=1)
+            seen = seg[segment, far]
             pair = np.maximum(0.0, seen.max(axis=-1))
             prof[:, k, :] = np.minimum(prof[:, k, :], pair)
         prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])

@@ -282,9 +282,9 @@ def _measure_intersections(
     chunk_rows = start + np.arange(CHUNKS)[:, None] * length + np.arange(length)  # (C, L)
     lines = np.arange(N + 1)  # 0 and N are the frame's inner line, the grid's edge
     line_cols = (np.round((lines + margin) * px).astype(int))[:, None] + offs
-    # prof[k, j, :]: response across line k within piece j.
-    pv = vertical[chunk_rows[:, :, None, None], line_cols[None, None]].mean(axis=1)
-    ph = horizontal[line_cols[None, None], chunk_rows[:, :, None, None]].mean(axis=1)
+    # pv[j, k, :]: response across line k within piece j.
+    pv = row_means(vertical, chunk_rows)[:, line_cols]
+    ph = row_means(horizontal.T, chunk_rows)[:, line_cols]
     # The frame's outer line runs further out: look for the inner one only near 0.
     near_edge = np.abs(offs) <= 0.1 * px
     along = (np.arange(CHUNKS) + 0.5) * length / px  # piece centres in cells
@@ -322,6 +322,17 @@ def _measure_intersections(
     agree = _agreement(new_h, h, pos[:, 1:N], along, valid[:, 1:N])
     inliers = inliers.ravel().astype(bool)
     return _Measurement(new_h, src_a, dst_a, inliers, agree, lines=(vertical, horizontal))
+
+
+def row_means(image: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Mean of ``image``'s rows over the last axis of ``rows``: ``(*rows.shape[:-1],
+    columns)``; ``image.T`` gives column means.
+
+    The rows are added one after another in ``rows`` order, as numpy's mean over the
+    row axis of the gathered pixels adds them, so taking columns from these means gives
+    the very numbers that averaging the gathered pixels did, gathering far fewer.
+    """
+    return np.ascontiguousarray(image[rows]).mean(axis=-2)
 
 
 def _line_peaks(prof: np.ndarray) -> np.ndarray:
