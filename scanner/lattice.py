@@ -294,7 +294,7 @@ def _measure_intersections(
     for k in (0, N):
         prof[:, k][..., ~near_edge] = 0.0
     j = _line_peaks(prof)
-    peak = np.take_along_axis(prof, j[..., None], 3)[..., 0]
+    peak = pick(prof, j)
     sub = subpixel(prof, j, peak)
     strength = (peak - base).astype(np.float64)
     pos = (offs[j] + sub) / px + lines[:, None]
@@ -360,12 +360,17 @@ def subpixel(prof: np.ndarray, j: np.ndarray, peak: np.ndarray) -> np.ndarray:
     axis; ``peak`` its value): the top of the parabola through it and its two
     neighbours, 0 where they do not bend down."""
     last = prof.shape[-1] - 1
-    left = np.take_along_axis(prof, np.clip(j - 1, 0, last)[..., None], -1)[..., 0]
-    right = np.take_along_axis(prof, np.clip(j + 1, 0, last)[..., None], -1)[..., 0]
+    left = pick(prof, np.maximum(j - 1, 0))
+    right = pick(prof, np.minimum(j + 1, last))
     den = left - 2 * peak + right
-    with np.errstate(all="ignore"):
-        sub = np.where(den < 0, 0.5 * (left - right) / den, 0.0)
+    sub = np.divide(0.5 * (left - right), den, out=np.zeros_like(den), where=den < 0)
     return np.clip(sub, -0.5, 0.5)
+
+
+def pick(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Each profile's entry at ``index`` (``values[..., index]`` per profile, last axis)."""
+    flat = values.reshape(-1, values.shape[-1])
+    return flat[np.arange(len(flat)), index.ravel()].reshape(index.shape)
 
 
 def _quadratic_through(
@@ -410,7 +415,7 @@ def _robust_homography(
             return None, keep
         pred = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
         err = np.linalg.norm(pred - dst, axis=1)
-        again = err < max(tolerance, 2.5 * float(np.median(err)))
+        again = err < max(tolerance, 2.5 * float(fast_median(err)))
         if np.array_equal(again, keep):
             return h, keep  # a refit to the same points would give the same homography
         keep = again
@@ -461,21 +466,14 @@ def _frame_share(vertical: np.ndarray, horizontal: np.ndarray, px: float, margin
     seg_v = vertical[band].mean(axis=1)  # (n, width): per cell segment, across x
     seg_h = horizontal[:, band].mean(axis=2).T  # (n, height): per cell segment, across y
 
-    def strip(line: float, sign: int, along_rows: bool) -> np.ndarray:
-        cols = int(round((line + margin) * px)) + sign * outward
-        return (seg_v if along_rows else seg_h)[:, cols].sum(axis=1)  # (n,) per segment
+    def strips(lines: np.ndarray, sign: int) -> np.ndarray:
+        """Both axes' strips beside ``lines``: (2, n segments, lines); each strip is
+        summed as it was alone (numpy adds across a gathered strip in order)."""
+        cols = np.round((lines + margin) * px).astype(int)[:, None] + sign * outward
+        return np.stack([seg_v[:, cols].sum(axis=-1), seg_h[:, cols].sum(axis=-1)])
 
-    inner = [strip(k, 1, True) for k in range(1, n)]
-    inner += [strip(k, 1, False) for k in range(1, n)]
-    typical = float(fast_median(np.concatenate(inner)))
+    typical = float(fast_median(strips(np.arange(1, n), 1).ravel()))
     if typical <= 0:
         return 0.0
-    sides = np.concatenate(
-        [
-            strip(0, 1, True),
-            strip(n, -1, True),
-            strip(0, 1, False),
-            strip(n, -1, False),
-        ]
-    )
+    sides = np.concatenate([strips(np.array([0]), 1), strips(np.array([n]), -1)])
     return float(np.mean(sides > FRAME_OVER_LINES * typical))
