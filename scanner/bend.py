@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
+from functools import cache
 
 import cv2
 import numpy as np
@@ -29,6 +30,7 @@ from scanner.lattice import (
     fine_fit,
     line_canvas,
     model_lattice,
+    pick,
     row_means,
     subpixel,
 )
@@ -103,7 +105,7 @@ def _limit_local(h: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     for _ in range(4):
         coef, *_ = np.linalg.lstsq(basis * w[:, None], d * w[:, None], rcond=None)
         res = np.linalg.norm(basis @ coef - d, axis=1)
-        scale = 2.5 * max(0.02, 1.4826 * float(np.median(res)))
+        scale = 2.5 * max(0.02, 1.4826 * float(fast_median(res)))
         w = 1 / np.sqrt(np.maximum(1.0, (res / scale) ** 2))
     surface = basis @ coef
     surface += _local_trend(d - surface)
@@ -173,17 +175,20 @@ def _smooth_bend(h: np.ndarray, lattice: np.ndarray) -> float:
     for _ in range(3):
         coef, *_ = np.linalg.lstsq(basis[keep], d[keep], rcond=None)
         residual = np.linalg.norm(basis @ coef - d, axis=1)
-        keep = residual < max(0.05, 2.5 * float(np.median(residual)))
+        keep = residual < max(0.05, 2.5 * float(fast_median(residual)))
     return float(np.abs(basis @ coef).max())
 
 
+@cache
 def _surface_basis(degree: int) -> np.ndarray:
     """Monomials up to ``degree`` (1, u, v, u^2, uv, v^2, ...) at the 12 x 12 nodes,
-    with u and v running -1..1 across the grid: (144, terms)."""
+    with u and v running -1..1 across the grid: (144, terms), read-only (made once)."""
     t = np.linspace(-1.0, 1.0, N + 1)
     u, v = (a.ravel() for a in np.meshgrid(t, t))
     terms = [u**i * v ** (k - i) for k in range(degree + 1) for i in range(k, -1, -1)]
-    return np.stack(terms, -1)
+    basis = np.stack(terms, -1)
+    basis.flags.writeable = False
+    return basis
 
 
 EDGE_WINDOW = 0.20  # cells: how far from the lattice the frame's inner line is looked for
@@ -257,11 +262,11 @@ def refine_locally(
             prof[:, k, :] = np.minimum(prof[:, k, :], pair)
         prof[:, ~edge, :] = np.where(np.abs(offs) > 0.15 * px, 0.0, prof[:, ~edge, :])
         j = np.argmax(prof, axis=2)
-        peak = np.take_along_axis(prof, j[..., None], 2)[..., 0]
+        peak = pick(prof, j)
         strength = peak - fast_median(prof, axis=2)
         typical = float(fast_median(strength.ravel()))
         sub = subpixel(prof, j, peak)
-        at = (cols[np.arange(N)[:, None], np.arange(N + 1)[None, :], j] + sub) / px - margin
+        at = (pick(cols, j) + sub) / px - margin
         at[:, 0] += FRAME_INNER_LINE  # the inner frame line's centre -> the grid's edge
         at[:, N] -= FRAME_INNER_LINE
         at[strength < 0.4 * max(typical, 1e-6)] = np.nan
@@ -271,12 +276,9 @@ def refine_locally(
     for axis in range(2):
         at = both[:, axis * (N + 1) : (axis + 1) * (N + 1)]
         # Node (r, c): segments r - 1 and r of vertical line c (or of horizontal line r).
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            node = np.nanmean(
-                np.stack([np.vstack([at[:1] * np.nan, at]), np.vstack([at, at[:1] * np.nan])]),
-                axis=0,
-            )  # (N + 1 positions along the line, N + 1 lines)
+        node = _nanmean_pair(
+            np.vstack([at[:1] * np.nan, at]), np.vstack([at, at[:1] * np.nan])
+        )  # (N + 1 positions along the line, N + 1 lines)
         # A line's ends lie half a segment beyond its last pieces: extrapolate.
         for end, a, b in ((0, 0, 1), (N, N - 1, N - 2)):
             both_ends = ~np.isnan(at[a]) & ~np.isnan(at[b])
@@ -287,6 +289,14 @@ def refine_locally(
     shift = _fill_nan(shift) if follow else np.nan_to_num(shift)
     moved = cells + shift
     return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), h).reshape(N + 1, N + 1, 2)
+
+
+def _nanmean_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.nanmean`` of ``a`` and ``b`` element by element (the same numbers: the sum of
+    those not NaN over their count), without its machinery; NaN where both are."""
+    count = (~np.isnan(a)).astype(float) + ~np.isnan(b)
+    total = np.where(np.isnan(a), 0.0, a) + np.where(np.isnan(b), 0.0, b)
+    return np.divide(total, count, out=np.full_like(total, np.nan), where=count > 0)
 
 
 def _frame_nodes_on_their_line(shift: np.ndarray) -> np.ndarray:
@@ -362,8 +372,8 @@ def _median_where(values: np.ndarray, use: np.ndarray) -> np.ndarray:
     """
     ordered = np.sort(np.where(use, values, np.inf), axis=1)
     count = use.sum(axis=1)
-    lo = np.clip((count - 1) // 2, 0, None)[:, None]
-    hi = np.clip(count // 2, 0, values.shape[1] - 1)[:, None]
+    lo = np.maximum((count - 1) // 2, 0)[:, None]
+    hi = np.minimum(count // 2, values.shape[1] - 1)[:, None]
     median = (np.take_along_axis(ordered, lo, 1) + np.take_along_axis(ordered, hi, 1))[:, 0] / 2
     return np.where(count > 0, median, np.nan)
 
@@ -394,7 +404,7 @@ def _lattice_from_measurements(
 def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Median of each node's 8 neighbours (NaN = missing) and how many there were."""
     n1 = disp.shape[0]
-    padded = np.pad(disp, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    padded = _padded(disp)
     stack = np.stack(
         [
             padded[1 + dy : n1 + 1 + dy, 1 + dx : n1 + 1 + dx]
@@ -405,8 +415,8 @@ def _neighbour_median(disp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
     count = np.sum(~np.isnan(stack[..., 0]), axis=0)
     ordered = np.sort(stack, axis=0)  # NaNs last
-    lo = np.clip((count - 1) // 2, 0, 7)[None, ..., None].repeat(2, axis=-1)
-    hi = np.clip(count // 2, 0, 7)[None, ..., None].repeat(2, axis=-1)
+    lo = np.maximum((count - 1) // 2, 0)[None, ..., None]  # 8 neighbours at most
+    hi = (count // 2)[None, ..., None]
     median = (np.take_along_axis(ordered, lo, 0)[0] + np.take_along_axis(ordered, hi, 0)[0]) / 2
     median[count == 0] = np.nan
     return median, count
@@ -481,10 +491,17 @@ def _fill_nan(disp: np.ndarray) -> np.ndarray:
 def _mean_around(disp: np.ndarray) -> np.ndarray:
     """Per node and coordinate, the mean over its 3 x 3 neighbourhood (itself included)
     of the values that are not NaN; NaN where there are none."""
-    padded = np.pad(disp, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    padded = _padded(disp)
     stack = np.stack(
         [padded[1 + dy : N + 2 + dy, 1 + dx : N + 2 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(stack, axis=0)
+
+
+def _padded(disp: np.ndarray) -> np.ndarray:
+    """``disp`` (rows, cols, 2) with a ring of NaN around it (``np.pad``, made directly)."""
+    padded = np.full((disp.shape[0] + 2, disp.shape[1] + 2, *disp.shape[2:]), np.nan, disp.dtype)
+    padded[1:-1, 1:-1] = disp
+    return padded
