@@ -67,7 +67,29 @@ class Orientation:
 def feature_canvas(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
     """BGR view of the grid and 4 cells around it at 16 px per cell, in the fit's own frame."""
     size = int(round((N + 2 * _MARGIN) * _PX))
-    return Pyramid(image).warp(homography, _PX, -_MARGIN, size, cell_size_px(homography))
+    cell_px = cell_size_px(homography)
+    return _sampled_levels(image, cell_px).warp(homography, _PX, -_MARGIN, size, cell_px)
+
+
+# Pyramid's own limits: halvings while the short side keeps this many pixels, this many
+# levels at most.
+_PYRAMID_MIN_SIDE = 96
+_PYRAMID_LEVELS = 5
+
+
+def _sampled_levels(image: np.ndarray, cell_px: float) -> Pyramid:
+    """``Pyramid(image)`` cut after the level its ``warp`` samples cells of ``cell_px``
+    image pixels from at ``_PX`` per cell: the same warp, without the halvings of the
+    colour photo below it (most photos sample the photo itself or its first halving)."""
+    pyramid = Pyramid(image, min_side=min(image.shape[:2]) + 1)  # the photo alone
+    levels = pyramid.levels
+    while (
+        len(levels) < _PYRAMID_LEVELS
+        and min(levels[-1].shape[:2]) // 2 >= _PYRAMID_MIN_SIDE
+        and cell_px / 2 ** len(levels) >= _PX * 1.2
+    ):
+        levels.append(cv2.pyrDown(levels[-1]))
+    return pyramid
 
 
 def mountain_map(canvas: np.ndarray) -> np.ndarray:
@@ -293,9 +315,7 @@ def decide_orientation(canvas: np.ndarray, side: str = "auto") -> Orientation:
     # The line colour counts in full once 20 pieces of line between paper cells are seen.
     colour = _cue(warmth, WARM_SPLIT, WARM_SCALE) * min(1.0, pieces / 20)
     scores, cues = _hypotheses(canvas, ink, mountains, colour, side)
-    flipped, _ = _hypotheses(
-        np.ascontiguousarray(canvas[:, ::-1]), ink[:, ::-1], mountains[:, ::-1], colour, side
-    )
+    flipped, _ = _hypotheses(cv2.flip(canvas, 1), ink[:, ::-1], mountains[:, ::-1], colour, side)
     mirrored = max(flipped.values()) >= max(scores.values()) + MIRROR_MARGIN
     chosen = flipped if mirrored else scores
     best = max(chosen, key=chosen.get)
