@@ -103,7 +103,7 @@ def mountain_map(canvas: np.ndarray) -> np.ndarray:
     return dark_cell_share(grid, _PX, paper_level(grid))  # uint8: the fast paper level
 
 
-def _coin_row() -> tuple[int, int, np.ndarray, np.ndarray]:
+def _coin_row() -> tuple[int, int, slice, np.ndarray]:
     """The coin row's pixel rows and columns on a feature canvas, and the printed pitch's
     cosine over those columns (unit length)."""
     y0 = int(round((g.COIN_Y - 0.12 + _MARGIN) * _PX))
@@ -113,7 +113,7 @@ def _coin_row() -> tuple[int, int, np.ndarray, np.ndarray]:
     xs = np.arange(int((first + _MARGIN) * _PX), int((last + _MARGIN) * _PX))
     x_cells = xs / _PX - _MARGIN
     wave = np.cos(2 * np.pi * (x_cells - g.COIN_FIRST_X) / g.COIN_SPACING)
-    return y0, y1, xs, wave / np.linalg.norm(wave)
+    return y0, y1, slice(xs[0], xs[-1] + 1), wave / np.linalg.norm(wave)
 
 
 _COIN_ROW = _coin_row()
@@ -125,17 +125,18 @@ def coin_scores(canvas: np.ndarray) -> list[float]:
     brightness, ink (channel minimum: yellow coins on a grey band) and hue (green minus
     red: yellow coins on an orange band).
 
-    Only the coin row's pixels are converted.
+    Only the coin row's pixels are converted, the four turns' rows at once (the
+    conversions are per pixel, and the rows' means exact: sums of a few whole numbers).
     """
     y0, y1, xs, wave = _COIN_ROW
+    rows = np.concatenate([np.rot90(canvas, k)[y0:y1, xs] for k in range(4)])
+    channels = np.stack(
+        [cv2.cvtColor(rows, cv2.COLOR_BGR2GRAY), ink_image(rows), rows[..., 1]], axis=-1
+    ).astype(np.float32)
+    channels[..., 2] -= rows[..., 2]
+    profiles = channels.reshape(4, y1 - y0, *channels.shape[1:]).mean(axis=1)
     out = []
-    for k in range(4):
-        row = np.ascontiguousarray(np.rot90(canvas, k)[y0:y1, xs])
-        channels = np.stack(
-            [cv2.cvtColor(row, cv2.COLOR_BGR2GRAY), ink_image(row), row[..., 1]], axis=-1
-        ).astype(np.float32)
-        channels[..., 2] -= row[..., 2]
-        profile = channels.mean(axis=0)
+    for profile in profiles:
         profile = profile - profile.mean(axis=0)
         denom = np.linalg.norm(profile, axis=0)
         score = np.abs(wave @ profile) / np.where(denom == 0, np.inf, denom)
@@ -143,12 +144,10 @@ def coin_scores(canvas: np.ndarray) -> list[float]:
     return out
 
 
-def label_score(canvas: np.ndarray) -> float:
-    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1).
-
-    ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
-    """
-    ink = ink_image(canvas)
+def _label_bands() -> tuple[slice, slice, slice, np.ndarray, np.float64]:
+    """Where the labels are on a feature canvas: the grid's span of pixels, the row
+    letters' columns and the column numbers' rows; a wave peaking at the cells' centres
+    over that span, and its length."""
     m = _MARGIN
     span = np.arange(int(m * _PX), int((m + N) * _PX))
     centre = span / _PX - m
@@ -157,11 +156,27 @@ def label_score(canvas: np.ndarray) -> float:
     x1 = int(round((g.ROW_LABEL_X + 0.22 + m) * _PX))
     y0 = int(round((g.COLUMN_LABEL_Y - 0.2 + m) * _PX))
     y1 = int(round((g.COLUMN_LABEL_Y + 0.2 + m) * _PX))
+    grid = slice(span[0], span[-1] + 1)
+    # The length stays a numpy float64: times a float32 norm it gives a float64 (a Python
+    # float would give a float32).
+    return grid, slice(x0, x1), slice(y0, y1), wave, np.linalg.norm(wave)
+
+
+_LABEL_BANDS = _label_bands()
+
+
+def label_score(canvas: np.ndarray) -> float:
+    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1).
+
+    ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
+    """
+    ink = ink_image(canvas)
+    span, columns, rows, wave, wave_length = _LABEL_BANDS
     scores = []
-    left, below = ink[span, x0:x1].astype(np.float32), ink[y0:y1, span].astype(np.float32)
+    left, below = ink[span, columns].astype(np.float32), ink[rows, span].astype(np.float32)
     for profile in (left.mean(axis=1), below.mean(axis=0)):
         profile = profile - profile.mean()
-        denom = np.linalg.norm(profile) * np.linalg.norm(wave)
+        denom = np.linalg.norm(profile) * wave_length
         # Labels are darker than the paper at cell centres: the sign matters.
         scores.append(0.0 if denom == 0 else float(max(0.0, -(profile @ wave) / denom)))
     return float(np.mean(scores))
