@@ -76,14 +76,17 @@ def paper_colour(small: np.ndarray) -> np.ndarray:
     px = np.asarray(small).reshape(-1, 3)[::5]
     c0, c1, c2 = (px[:, i].astype(np.int16) for i in range(3))
     top = np.maximum(np.maximum(c0, c1), c2)
+    bright = c0 + c1
+    bright += c2
     keep = top < 250
-    if keep.sum() >= len(px) // 4:
-        c0, c1, c2, top = c0[keep], c1[keep], c2[keep], top[keep]
-    bright = c0 + c1 + c2
-    lo, hi = _quantiles(bright, 766, (0.70, 0.95))
+    if np.count_nonzero(keep) >= len(px) // 4:
+        # Glare is left out by a brightness no pixel has: no quantile counts it, and it
+        # lies above every range chosen below (cheaper than dropping it from each array).
+        bright[~keep] = _LEFT_OUT
+    lo, hi = _quantiles(bright, _LEFT_OUT, (0.70, 0.95))
     sel = (bright >= lo) & (bright <= hi)
-    if sel.sum() < 16:
-        sel = np.ones_like(sel)
+    if np.count_nonzero(sel) < 16:
+        sel = bright < _LEFT_OUT
     spread = (top - np.minimum(np.minimum(c0, c1), c2))[sel]
     (mid,) = _quantiles(spread, 256, (0.5,))
     idx = np.flatnonzero(sel)[spread <= mid]
@@ -91,9 +94,14 @@ def paper_colour(small: np.ndarray) -> np.ndarray:
     return np.maximum(colour, 8.0)
 
 
+#: A brightness above any pixel's (3 x 255): what :func:`paper_colour` leaves out.
+_LEFT_OUT = 766
+
+
 def _quantiles(values: np.ndarray, bins: int, qs: tuple[float, ...]) -> list[int]:
-    """Quantiles of small non-negative integers by counting (much faster than sorting)."""
-    cum = np.cumsum(np.bincount(values, minlength=bins))
+    """Quantiles of small non-negative integers by counting (much faster than sorting);
+    values of ``bins`` or more are left out."""
+    cum = np.cumsum(np.bincount(values, minlength=bins)[:bins])
     return [int(np.searchsorted(cum, q * cum[-1])) for q in qs]
 
 
