@@ -369,7 +369,17 @@ def dark_among_unmarked(marks: np.ndarray, count: int) -> bool:
 
 def covered_coins(discs: np.ndarray) -> np.ndarray:
     """Per coin, whether its disc is flat (``_FLAT_DISC``): hidden under something."""
-    return discs[:, 0].std(axis=1) < _FLAT_DISC
+    return _unshifted(discs).std(axis=1) < _FLAT_DISC
+
+
+def _unshifted(discs: np.ndarray) -> np.ndarray:
+    """Each coin's unshifted cut (``discs[:, 0]``), laid out coin after coin per pixel.
+
+    numpy then sums each coin's pixels one after another (not pairwise, as along a
+    row), the order the mean and spread of the cuts were first measured in: their
+    last bits, and the brightest coins, stay as they were.
+    """
+    return np.asfortranarray(discs[:, 0])
 
 
 def coin_marks(
@@ -390,7 +400,7 @@ def coin_marks(
     """
     centred = discs[:, 0]
     if unmarked is None:
-        unmarked = np.argsort(centred.mean(axis=1))[-_REFERENCE_COINS:]
+        unmarked = np.argsort(_unshifted(discs).mean(axis=1))[-_REFERENCE_COINS:]
     reference = np.median(centred[unmarked], axis=0)
     gain = np.ones(len(discs), np.float32)
     if own_light:
@@ -403,7 +413,9 @@ def coin_marks(
     np.maximum(diff, 0, out=diff)
     if darkest is not None:
         k = max(1, int(darkest * diff.shape[2]))
-        diff = -np.partition(-diff, k - 1, axis=2)[:, :, :k]
+        np.negative(diff, out=diff)  # partitioned in place: the k largest come first
+        diff.partition(k - 1, axis=2)
+        diff = -diff[:, :, :k]
     return diff.mean(axis=2).min(axis=1) * gain
 
 
