@@ -162,15 +162,14 @@ def _row_fit(index: np.ndarray, xs: np.ndarray, pitch: float) -> np.ndarray:
     line = np.array([pitch, float(np.median(xs - pitch * index))])
     if np.ptp(index) < _PITCH_SPAN:  # too short a row to tell its pitch
         return line
-
-    def agreeing(p: float) -> int:
-        return int(np.sum(np.abs(xs - p * index - np.median(xs - p * index)) < 0.05 * pitch))
-
-    pitches = pitch * (1 + np.linspace(-_PITCH_SLACK, _PITCH_SLACK, 17))
-    counts = [agreeing(p) for p in pitches]
-    k = int(np.argmax(counts))
-    if counts[k] >= agreeing(pitch) + _PITCH_SWITCH:
-        line = np.array([pitches[k], float(np.median(xs - pitches[k] * index))])
+    # The printed pitch (row 0) and the others, each line through the coins' median.
+    pitches = np.concatenate([[pitch], pitch * (1 + np.linspace(-_PITCH_SLACK, _PITCH_SLACK, 17))])
+    offsets = xs - pitches[:, None] * index
+    medians = np.median(offsets, axis=1)
+    counts = np.sum(np.abs(offsets - medians[:, None]) < 0.05 * pitch, axis=1)
+    k = int(np.argmax(counts[1:])) + 1
+    if counts[k] >= counts[0] + _PITCH_SWITCH:
+        line = np.array([pitches[k], float(medians[k])])
     for _ in range(3):
         agree = np.abs(xs - np.polyval(line, index)) < 0.05 * pitch
         if agree.sum() < 3 or np.ptp(index[agree]) < 4:
