@@ -404,8 +404,8 @@ def coin_marks(
     reference = np.median(centred[unmarked], axis=0)
     gain = np.ones(len(discs), np.float32)
     if own_light:
-        top = np.percentile(centred, _OWN_LIGHT_PERCENTILE, axis=1)
-        ratio = np.percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
+        top = _percentile(centred, _OWN_LIGHT_PERCENTILE)
+        ratio = _percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
         gain = np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT).astype(np.float32)
     # max(reference - gain * disc, 0) = gain * max(reference / gain - disc, 0): one
     # temporary array of the discs' size instead of three.
@@ -417,6 +417,33 @@ def coin_marks(
         diff.partition(k - 1, axis=2)
         diff = -diff[:, :, :k]
     return diff.mean(axis=2).min(axis=1) * gain
+
+
+def _percentile(values: np.ndarray, q: float) -> np.ndarray:
+    """``np.percentile(values, q, axis=-1)`` of NaN-free values: the same numbers (its
+    "linear" method, interpolated as numpy does) from one partition, without its general
+    machinery, which costs more than the partition on these small arrays."""
+    n = values.shape[-1]
+    at = (n - 1) * np.true_divide(q, 100)
+    below = min(int(at), n - 1)
+    above = min(below + 1, n - 1)
+    part = np.partition(values, (below, above), axis=-1)
+    low, high = part[..., below], part[..., above]
+    gamma = float(at - below)
+    step = high - low
+    return high - step * (1 - gamma) if gamma >= 0.5 else low + step * gamma
+
+
+def _leading_medians(values: np.ndarray) -> np.ndarray:
+    """The medians of ``values[:k]`` for k = 1 .. len(values), the numbers
+    :func:`scanner.median.fast_median` gives: every leading run sorted at once, each
+    padded to full length with infinities."""
+    n = len(values)
+    runs = np.where(np.tri(n, dtype=bool), values, np.inf)
+    runs.sort(axis=1)
+    k = np.arange(n)  # run k holds k + 1 values
+    # The middle one twice (an odd run; halving its double is exact), or the middle two.
+    return (runs[k, k // 2] + runs[k, (k + 1) // 2]) / 2
 
 
 def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[int, float]:
@@ -437,15 +464,15 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     total = len(marks)
     # Split after k = 1..total coins: each side's absolute deviations from its median
     # (a single very dark mark must not pull the split).
+    left_medians = _leading_medians(marks)  # of marks[:k], k = 1..total
+    right_medians = _leading_medians(marks[::-1])[::-1]  # of marks[k:], k = 0..total-1
     cost = np.full(total, np.inf)
     for k in range(1, total + 1):
         left, right = marks[:k], marks[k:]
-        left_median = fast_median(left)
-        right_median = fast_median(right) if right.size else None
-        if right.size and left_median <= right_median:
+        if right.size and left_medians[k - 1] <= right_medians[k]:
             continue
-        cost[k - 1] = np.abs(left - left_median).sum() + (
-            np.abs(right - right_median).sum() if right.size else 0.0
+        cost[k - 1] = np.abs(left - left_medians[k - 1]).sum() + (
+            np.abs(right - right_medians[k]).sum() if right.size else 0.0
         )
     n = int(np.argmin(cost)) + 1 if np.isfinite(cost).any() else 0
     if n == 0:
@@ -467,7 +494,7 @@ def split_marks(marks: np.ndarray, min_contrast: float = MIN_CONTRAST) -> tuple[
     # whether some coin sits halfway between the groups' medians (a faint mark, or
     # glare fading the last ones): then the count is uncertain.
     gap = marks[:n].min() - right.max()
-    low, high = fast_median(right), fast_median(marks[:n])
+    low, high = fast_median(right), left_medians[n - 1]
     place = (marks - low) / max(high - low, 1e-9)
     # Marks run from the left without gaps, so a coin left of a clearer marked one is
     # marked as surely as that one (a lighter stroke among the first coins is no doubt).
