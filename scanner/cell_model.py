@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 from scipy.special import softmax
 
@@ -90,8 +91,14 @@ def session_inputs(sess, crops: np.ndarray, layout: Layout) -> dict[str, np.ndar
 
 
 def _mirrored(image: np.ndarray) -> np.ndarray:
-    """Cells mirrored left-right: 8-bit codes are channels last, ink amounts first."""
-    return image[:, :, ::-1] if image.dtype == np.uint8 else image[..., ::-1]
+    """Cells mirrored left-right, a new C-contiguous array: 8-bit codes are channels last,
+    ink amounts first. All the cells' pixel rows are flipped as one image by cv2.flip (a
+    numpy copy of the reversed view walks 3-byte pixels one by one, about 20 times slower)."""
+    if image.dtype == np.uint8:  # (n, H, W, C): n * H rows of W pixels
+        rows = image.reshape(-1, *image.shape[2:])
+    else:  # (n, C, H, W): n * C * H rows of W values
+        rows = image.reshape(-1, image.shape[-1])
+    return cv2.flip(rows, 1).reshape(image.shape)
 
 
 def model_input_px(model: Path) -> int:
@@ -129,5 +136,5 @@ class CellReader:
 
     def mirrored(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The given cells (indices) read mirrored left-right."""
-        image = np.ascontiguousarray(_mirrored(self.feed[IMAGE_INPUT][cells]))
+        image = _mirrored(self.feed[IMAGE_INPUT][cells])
         return self._run(image, self.feed[RUINS_INPUT][cells])
