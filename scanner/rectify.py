@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
-from scipy.ndimage import map_coordinates
 
 from scanner.geometry import CANON_EXTENT, CANON_PX_PER_CELL, GRID_CELLS, canonical_size
 from scanner.lattice import model_lattice
@@ -62,10 +61,33 @@ def _coarse_map(homography: np.ndarray, lattice: np.ndarray | None) -> np.ndarra
     photo = cv2.perspectiveTransform(pts, homography).reshape(ch, cw, 2)
     if lattice is not None:
         disp = displacements(homography, lattice)
-        coords = [np.clip(vv, 0, N), np.clip(uu, 0, N)]
+        shift = _bilinear(disp, np.clip(ys, 0, N), np.clip(xs, 0, N))
         for axis in range(2):
-            photo[..., axis] += map_coordinates(disp[..., axis], coords, order=1, mode="nearest")
+            photo[..., axis] += shift[axis]
     return photo
+
+
+def _bilinear(values: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """``(k, len(ys), len(xs))``: the 12 x 12 x k ``values`` interpolated bilinearly at
+    every row ``ys`` and column ``xs`` (grid units, within [0, 11]).
+
+    The numbers of ``scipy.ndimage.map_coordinates(order=1, mode="nearest")`` at each
+    point, bit for bit (``value * row weight * column weight`` summed over the four
+    corners in the same order), computed once per row and intersection column before
+    the columns are spread out: several times faster on the grid than point by point.
+    """
+    iy, ix = ys.astype(np.intp), xs.astype(np.intp)  # floor: none is negative
+    ty, tx = ys - iy, xs - ix
+    iy1, ix1 = np.minimum(iy + 1, N), np.minimum(ix + 1, N)
+    planes = np.moveaxis(values, -1, 0)
+    top = planes[:, iy] * (1.0 - ty)[:, None]  # (k, rows, 12): corners above, weighted
+    bottom = planes[:, iy1] * ty[:, None]
+    wx0 = 1.0 - tx
+    out = top.take(ix, axis=2) * wx0
+    out += top.take(ix1, axis=2) * tx
+    out += bottom.take(ix, axis=2) * wx0
+    out += bottom.take(ix1, axis=2) * tx
+    return out
 
 
 def _full_map(coarse: np.ndarray) -> np.ndarray:
