@@ -201,8 +201,8 @@ def _comb_search(profile: np.ndarray, px: float, margin: float) -> tuple[float, 
     # tooth landing on the frame or a mountain cannot outweigh many thin lines.
     prof = np.log1p(np.convolve(profile, [0.25, 0.5, 0.25], mode="same"))
     table = np.interp(np.arange(len(prof) * up) / up, np.arange(len(prof)), prof)
-    base = table[teeth.mid].mean(-1)
-    lines = table[teeth.lines].mean(-1) - base
+    base = pairwise_mean(np.take(table, teeth.mid))
+    lines = pairwise_mean(np.take(table, teeth.lines)) - base
     near = (table[teeth.first] + table[teeth.first_out]) / 2
     far = (table[teeth.last] + table[teeth.last_out]) / 2
     frame = np.minimum(near, far) - base
@@ -217,8 +217,8 @@ class _CombTeeth:
 
     pitches: np.ndarray  # (P,)
     offsets: np.ndarray  # (O,)
-    mid: np.ndarray  # (P, O, N) table indices half a pitch past each line
-    lines: np.ndarray  # (P, O, N - 1) the interior lines
+    mid: np.ndarray  # (N, P, O) table indices half a pitch past each line
+    lines: np.ndarray  # (N - 1, P, O) the interior lines
     first: np.ndarray  # (P, O) the first line (the frame's inner line) ...
     first_out: np.ndarray  # ... and the frame's outer line beyond it
     last: np.ndarray  # (P, O) the last line ...
@@ -247,14 +247,30 @@ def _comb_teeth(px: float, margin: float, length: int) -> _CombTeeth:
         _TEETH[key] = _CombTeeth(
             pitches=pitches[:, 0, 0],
             offsets=offsets[0, :, 0],
-            mid=index(mid),
-            lines=index(pos[..., 1:-1]),
+            mid=np.moveaxis(index(mid), -1, 0).copy(),  # teeth first: see pairwise_mean
+            lines=np.moveaxis(index(pos[..., 1:-1]), -1, 0).copy(),
             first=index(pos[..., 0]),
             first_out=index(pos[..., 0] - fw),
             last=index(pos[..., -1]),
             last_out=index(pos[..., -1] + fw),
         )
     return _TEETH[key]
+
+
+def pairwise_mean(rows: np.ndarray) -> np.ndarray:
+    """The mean over the first axis of 8 to 15 rows, bit for bit numpy's mean over a
+    contiguous last axis: numpy sums up to 128 values in 8 running sums, adds them in
+    pairs, then adds the rest one by one. Element-wise over whole rows this costs a few
+    passes instead of numpy's per-output reduction over a short axis (~4x faster)."""
+    n = len(rows)
+    if not 8 <= n < 16:
+        raise ValueError(f"pairwise_mean takes 8 to 15 rows, got {n}")
+    total = ((rows[0] + rows[1]) + (rows[2] + rows[3])) + (
+        (rows[4] + rows[5]) + (rows[6] + rows[7])
+    )
+    for row in rows[8:]:
+        total += row
+    return total / n
 
 
 CHUNKS = 4  # each interior line is measured in this many pieces along its length
