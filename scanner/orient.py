@@ -29,7 +29,7 @@ import numpy as np
 
 from scanner import geometry as g
 from scanner.detect import Pyramid, cell_size_px, ink_image
-from scanner.mountains import dark_cell_share, mountain_contrast, paper_level
+from scanner.mountains import dark_cell_share, paper_level
 from scoring.layouts import LAYOUTS
 
 N = g.GRID_CELLS
@@ -62,6 +62,26 @@ class Orientation:
     #: The sheet is seen in a mirror (a front camera, a webcam, a mirrored self-view):
     #: the turn is then that of the canvas flipped left to right.
     mirrored: bool = False
+
+
+_ROTATIONS = (None, cv2.ROTATE_90_COUNTERCLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_CLOCKWISE)
+
+
+def _turned_cut(image: np.ndarray, k: int, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
+    """``np.rot90(image, k)[y0:y1, x0:x1]`` for k in 0..3 and a box inside the turned
+    image: the same pixels cut from ``image`` first, then turned by ``cv2.rotate`` into a
+    new array (numpy copies a turned view pixel by pixel, several times slower). For
+    k = 0, the view itself."""
+    h, w = image.shape[:2]
+    if k == 0:
+        return image[y0:y1, x0:x1]
+    if k == 1:
+        cut = image[x0:x1, w - y1 : w - y0]
+    elif k == 2:
+        cut = image[h - y1 : h - y0, w - x1 : w - x0]
+    else:
+        cut = image[h - x1 : h - x0, y0:y1]
+    return cv2.rotate(cut, _ROTATIONS[k])
 
 
 def feature_canvas(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
@@ -129,7 +149,7 @@ def coin_scores(canvas: np.ndarray) -> list[float]:
     conversions are per pixel, and the rows' means exact: sums of a few whole numbers).
     """
     y0, y1, xs, wave = _COIN_ROW
-    rows = np.concatenate([np.rot90(canvas, k)[y0:y1, xs] for k in range(4)])
+    rows = np.concatenate([_turned_cut(canvas, k, y0, y1, xs.start, xs.stop) for k in range(4)])
     channels = np.stack(
         [cv2.cvtColor(rows, cv2.COLOR_BGR2GRAY), ink_image(rows), rows[..., 1]], axis=-1
     ).astype(np.float32)
@@ -165,32 +185,50 @@ def _label_bands() -> tuple[slice, slice, slice, np.ndarray, np.float64]:
 _LABEL_BANDS = _label_bands()
 
 
-def label_score(canvas: np.ndarray) -> float:
-    """How strongly row letters (left) and column numbers (below) show, one per cell (0..1).
+def label_scores(canvas: np.ndarray) -> list[float]:
+    """How strongly row letters (left) and column numbers (below) show, one per cell
+    (0..1), for each turn (0-3 quarter turns) of a feature canvas.
 
-    ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array.
+    ``canvas`` is a feature canvas, or its ink (channel minimum) as a 2-D array. The
+    four turns' label bands are averaged at once (numpy sums each band's pixels in the
+    same order as for one turn alone).
     """
     ink = ink_image(canvas)
     span, columns, rows, wave, wave_length = _LABEL_BANDS
-    scores = []
-    left, below = ink[span, columns].astype(np.float32), ink[rows, span].astype(np.float32)
-    for profile in (left.mean(axis=1), below.mean(axis=0)):
-        profile = profile - profile.mean()
-        denom = np.linalg.norm(profile) * wave_length
-        # Labels are darker than the paper at cell centres: the sign matters.
-        scores.append(0.0 if denom == 0 else float(max(0.0, -(profile @ wave) / denom)))
-    return float(np.mean(scores))
+    left = np.stack(
+        [_turned_cut(ink, k, span.start, span.stop, columns.start, columns.stop) for k in range(4)]
+    )
+    below = np.stack(
+        [_turned_cut(ink, k, rows.start, rows.stop, span.start, span.stop) for k in range(4)]
+    )
+    left, below = left.astype(np.float32).mean(axis=2), below.astype(np.float32).mean(axis=1)
+    out = []
+    for profiles in zip(left, below, strict=True):
+        scores = []
+        for profile in profiles:
+            profile = profile - profile.mean()
+            denom = np.linalg.norm(profile) * wave_length
+            # Labels are darker than the paper at cell centres: the sign matters.
+            scores.append(0.0 if denom == 0 else float(max(0.0, -(profile @ wave) / denom)))
+        out.append(float(np.mean(scores)))
+    return out
 
 
-def band_saturation(canvas: np.ndarray) -> float:
-    """Mean colour saturation (0..255) where the coin band is below an upright grid.
+def band_cues(canvas: np.ndarray) -> tuple[list[float], np.ndarray]:
+    """Where the coin band is below an upright grid, for each turn (0-3 quarter turns) of
+    a BGR feature canvas: the mean colour saturation (0..255) and the mean BGR colour
+    (a row per turn).
 
-    ``canvas`` is a BGR feature canvas (or a turned view of one): only the band's
-    pixels are converted (HSV is per pixel, and the mean of uint8 values exact).
+    Only the four bands' pixels are converted, at once (HSV is per pixel, and the mean
+    of uint8 values exact).
     """
-    x0, y0, x1, y1 = ((v + _MARGIN) * _PX for v in g.COIN_BAND)
-    band = np.ascontiguousarray(canvas[int(y0) : int(y1), int(x0) : int(x1)])
-    return float(cv2.cvtColor(band, cv2.COLOR_BGR2HSV)[..., 1].mean())
+    x0, y0, x1, y1 = (int((v + _MARGIN) * _PX) for v in g.COIN_BAND)
+    bands = np.stack([_turned_cut(canvas, k, y0, y1, x0, x1) for k in range(4)])
+    count = bands.shape[1] * bands.shape[2]
+    flat = bands.reshape(4 * bands.shape[1], bands.shape[2], 3)
+    saturation = cv2.cvtColor(flat, cv2.COLOR_BGR2HSV)[..., 1].reshape(4, count).mean(axis=1)
+    colours = np.array([cv2.mean(band)[:3] for band in bands])
+    return [float(v) for v in saturation], colours
 
 
 def line_warmth(canvas: np.ndarray) -> tuple[float, int]:
@@ -226,15 +264,6 @@ def line_warmth(canvas: np.ndarray) -> tuple[float, int]:
     return float(np.median(lines) - np.median(inner)), pieces
 
 
-def band_colour(canvas: np.ndarray) -> np.ndarray:
-    """Mean BGR colour where the coin band is below an upright grid.
-
-    ``canvas`` is a BGR feature canvas (or a turned view of one).
-    """
-    x0, y0, x1, y1 = (int((v + _MARGIN) * _PX) for v in g.COIN_BAND)
-    return np.array(cv2.mean(np.ascontiguousarray(canvas[y0:y1, x0:x1]))[:3])
-
-
 def band_gold(below: np.ndarray, above: np.ndarray) -> float:
     """How much yellower ((red + green) / 2 - blue) the band's place below the grid is than
     the same place above it, as a share of the brightness above (both mean BGR colours).
@@ -246,24 +275,61 @@ def band_gold(below: np.ndarray, above: np.ndarray) -> float:
     return float(gold / max(above.mean(), 1.0))
 
 
-def compass_gold(canvas: np.ndarray) -> float | None:
+def compass_golds(canvas: np.ndarray) -> list[float | None]:
     """How much yellower the compass rose's ink (above the grid's top-right corner) is
-    than the paper around it, as a share of the paper's brightness; None when it shows
-    no ink.
+    than the paper around it, as a share of the paper's brightness, for each turn (0-3
+    quarter turns) of a BGR feature canvas; None when it shows no ink.
 
-    ``canvas`` is a BGR feature canvas (or a turned view of one). Side A prints the
-    compass in gold, side B in grey; measured against the paper beside the ink, so a
-    colour cast or a shadow over the header moves both alike.
+    Side A prints the compass in gold, side B in grey; measured against the paper beside
+    the ink, so a colour cast or a shadow over the header moves both alike. The four
+    boxes' greys, papers and yellows are taken at once (per pixel, or per box).
     """
     x0, x1, y0, y1 = (int((v + _MARGIN) * _PX) for v in _COMPASS_BOX)
-    box = np.ascontiguousarray(canvas[y0:y1, x0:x1]).reshape(-1, 3).astype(np.float32)
-    grey = box.mean(axis=1)
-    paper = float(np.partition(grey, int(0.8 * len(grey)))[int(0.8 * len(grey))])
-    ink = grey < 0.85 * paper
-    if ink.sum() < 10 or paper <= 0:
-        return None
-    yellow = (box[:, 1] + box[:, 2]) / 2 - box[:, 0]
-    return float((yellow[ink].mean() - yellow[grey >= paper].mean()) / paper)
+    boxes = np.stack([_turned_cut(canvas, k, y0, y1, x0, x1) for k in range(4)])
+    boxes = boxes.reshape(4, -1, 3).astype(np.float32)
+    greys = boxes.mean(axis=2)
+    rank = int(0.8 * greys.shape[1])
+    papers = np.partition(greys, rank, axis=1)[:, rank]
+    yellows = (boxes[..., 1] + boxes[..., 2]) / 2 - boxes[..., 0]
+    out: list[float | None] = []
+    for grey, yellow, level in zip(greys, yellows, papers, strict=True):
+        paper = float(level)
+        ink = grey < 0.85 * paper
+        if ink.sum() < 10 or paper <= 0:
+            out.append(None)
+            continue
+        out.append(float((yellow[ink].mean() - yellow[grey >= paper].mean()) / paper))
+    return out
+
+
+def _mountain_cells() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """For each side, the flat indices into a mountain map of the cells that the side's
+    mountains (and the rest) fall on in each turn (0-3 quarter turns) of the map, in the
+    order ``np.rot90(map, k)[expected]`` (and ``[~expected]``) takes them: (4, cells)."""
+    cells = np.arange(N * N).reshape(N, N)
+    out = {}
+    for name, layout in LAYOUTS.items():
+        expected = np.zeros((N, N), bool)
+        for r, c in layout.mountains:
+            expected[r, c] = True
+        turns = [np.rot90(cells, k) for k in range(4)]
+        out[name] = (
+            np.stack([turn[expected] for turn in turns]),
+            np.stack([turn[~expected] for turn in turns]),
+        )
+    return out
+
+
+_MOUNTAIN_CELLS = _mountain_cells()
+
+
+def mountain_matches(mountains: np.ndarray, name: str) -> np.ndarray:
+    """:func:`scanner.mountains.mountain_contrast` of side ``name``'s mountains on each
+    turn (0-3 quarter turns) of a mountain map, the four at once (the same cells in the
+    same order, each turn's means as numpy takes them alone)."""
+    inside, outside = _MOUNTAIN_CELLS[name]
+    cells = mountains.ravel()
+    return np.take(cells, inside).mean(axis=1) - np.take(cells, outside).mean(axis=1)
 
 
 def _cue(value: float, split: float, scale: float) -> float:
@@ -278,21 +344,17 @@ def _hypotheses(
     ink and mountain map), and the cues it came from; ``colour``: the line colour's vote
     (> 0: side A)."""
     coins = coin_scores(canvas)
-    labels = [label_score(np.rot90(ink, k)) for k in range(4)]
-    band = [band_saturation(np.rot90(canvas, k)) for k in range(4)]
-    colours = [band_colour(np.rot90(canvas, k)) for k in range(4)]
+    labels = label_scores(ink)
+    band, colours = band_cues(canvas)
     gold = [band_gold(colours[k], colours[(k + 2) % 4]) for k in range(4)]
-    rose = [compass_gold(np.rot90(canvas, k)) for k in range(4)]
+    rose = compass_golds(canvas)
     scores: dict[tuple[str, int], float] = {}
     for name in ("A", "B"):
         if side != "auto" and name != side:
             continue
-        expected = np.zeros((N, N), bool)
-        for r, c in LAYOUTS[name].mountains:
-            expected[r, c] = True
+        matches = mountain_matches(mountains, name)
         for k in range(4):
-            upright = np.rot90(mountains, k)
-            match = mountain_contrast(upright, expected)
+            match = float(matches[k])
             evidence = match + labels[k] + 0.3 * coins[k]
             evidence += WARM_WEIGHT * colour * (1 if name == "A" else -1)
             if name == "A":
