@@ -155,7 +155,14 @@ class _Measurement:
 
 
 def _line_response(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarray]:
-    """Black-hat responses to thin dark vertical and horizontal lines.
+    """Black-hat responses to thin dark vertical and horizontal lines, float32 (see
+    :func:`_black_hats`)."""
+    vertical, horizontal = _black_hats(canvas, px)
+    return vertical.astype(np.float32), horizontal.astype(np.float32)
+
+
+def _black_hats(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Black-hat responses to thin dark vertical and horizontal lines, uint8.
 
     Each image is first averaged along the line direction over half a cell, so
     dashes merge into a line while hatching and drawings, which run every
@@ -167,7 +174,7 @@ def _line_response(canvas: np.ndarray, px: float) -> tuple[np.ndarray, np.ndarra
     horizontal = cv2.blur(canvas, (along, 1))
     vertical = cv2.morphologyEx(vertical, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
     horizontal = cv2.morphologyEx(horizontal, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
-    return vertical.astype(np.float32), horizontal.astype(np.float32)
+    return vertical, horizontal
 
 
 def _comb_correct(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -178,10 +185,13 @@ def _comb_correct(pyramid: Pyramid, h: np.ndarray) -> tuple[np.ndarray, float] |
     if not 3 < cell < 5000:
         return None
     canvas = pyramid.warp(h, px, -margin, size, cell)
-    vertical, horizontal = _line_response(canvas, px)
+    vertical, horizontal = _black_hats(canvas, px)
     inside = slice(int(margin * px), int((margin + N) * px))
-    prof_x = vertical[inside].mean(axis=0)
-    prof_y = horizontal[:, inside].mean(axis=1)
+    # The float32 means of the responses: their sums are whole numbers below 2**24, exact
+    # in float32 in any order, so summed as integers and divided in float32.
+    count = inside.stop - inside.start
+    prof_x = vertical[inside].sum(axis=0, dtype=np.int32).astype(np.float32) / count
+    prof_y = horizontal[:, inside].sum(axis=1, dtype=np.int32).astype(np.float32) / count
     ox, sx, score_x = _comb_search(prof_x, px, margin)
     oy, sy, score_y = _comb_search(prof_y, px, margin)
     return h @ np.array([[sx, 0, ox], [0, sy, oy], [0, 0, 1.0]]), min(score_x, score_y)
