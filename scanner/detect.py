@@ -90,6 +90,9 @@ class Detection:
     pyramid: Pyramid | None = field(default=None, repr=False, compare=False)
 
 
+INK_BAND = 128  # rows of a photo turned into ink at a time (their planes stay in the cache)
+
+
 def ink_image(image: np.ndarray) -> np.ndarray:
     """Darkness of printed lines as a uint8 image: the minimum of B, G, R.
 
@@ -98,8 +101,19 @@ def ink_image(image: np.ndarray) -> np.ndarray:
     """
     if image.ndim == 2:
         return image
-    # numpy walks the interleaved channels in place (cv2.min would copy each one out first).
-    return np.minimum(np.minimum(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+    # Band by band, each deinterleaved into three small planes used again and again,
+    # then two vectorised minima: about half the time numpy's minimum takes walking the
+    # interleaved channels in place, and no photo-sized temporaries.
+    h, w = image.shape[:2]
+    ink = np.empty((h, w), image.dtype)
+    planes = [np.empty((min(h, INK_BAND), w), image.dtype) for _ in range(3)]
+    for y in range(0, h, INK_BAND):
+        band = image[y : y + INK_BAND]
+        blue, green, red = (plane[: len(band)] for plane in planes)
+        cv2.split(band, [blue, green, red])
+        cv2.min(blue, green, dst=blue)
+        cv2.min(blue, red, dst=ink[y : y + len(band)])
+    return ink
 
 
 #: A photo whose brightest part (the 99.5th percentile of its ink image: the paper,
