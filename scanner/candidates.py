@@ -68,7 +68,7 @@ def mountain_quads(ink: np.ndarray, bgr: np.ndarray, most: int = 10) -> list[np.
             if h is None:
                 continue
             quad = cv2.perspectiveTransform(GRID_CORNERS.reshape(-1, 1, 2), h).reshape(4, 2)
-            if any(same_quad(quad, q) for _, q in quads):
+            if seen_before(quad, [q for _, q in quads]):
                 continue
             quads.append((len(src), quad.astype(np.float64)))
     quads.sort(key=lambda item: -item[0])  # five mountains matched first
@@ -153,7 +153,7 @@ def frame_quads(ink: np.ndarray, bgr: np.ndarray) -> list[np.ndarray]:
         if cv2.contourArea(hull) < area_min:
             break
         for quad in (_straight_sides_quad(contour, hull), _hull_to_quad(hull)):
-            if quad is not None and not any(same_quad(quad, q) for q in quads):
+            if quad is not None and not seen_before(quad, quads):
                 quads.append(quad)
     return quads
 
@@ -177,29 +177,24 @@ def _straight_sides_quad(contour: np.ndarray, hull: np.ndarray) -> np.ndarray | 
     if len(keep) < 4:
         return None
     lines = _merge_lines(segs[keep], length[keep], len(keep), 0.02 * size, degrees=5.0)
-    first = np.arctan2(lines[0][1], lines[0][0])
-    families: list[list[np.ndarray]] = [[], []]
-    for line in lines:
-        turn = abs(((np.arctan2(line[1], line[0]) - first + np.pi / 2) % np.pi) - np.pi / 2)
-        if turn < np.radians(20):
-            families[0].append(line)
-        elif turn > np.radians(50):
-            families[1].append(line)
+    # Each line's turn from the longest one, 0..90 degrees: within 20 degrees it runs
+    # the longest one's way, beyond 50 across it.
+    angle = np.arctan2(lines[:, 1], lines[:, 0])
+    turn = np.abs(((angle - angle[0] + np.pi / 2) % np.pi) - np.pi / 2)
     sides = []
-    for family in families:
-        if not family:
+    for family in (lines[turn < np.radians(20)], lines[turn > np.radians(50)]):
+        if not len(family):
             return None
         # The longest run, and the longest one at least half the shape away from it.
-        a = family[0]
-        far = [b for b in family[1:] if abs(np.sign(a[:2] @ b[:2]) * b[2] - a[2]) > 0.5 * size]
-        if not far:
+        a, rest = family[0], family[1:]
+        far = rest[np.abs(np.sign(rest[:, :2] @ a[:2]) * rest[:, 2] - a[2]) > 0.5 * size]
+        if not len(far):
             return None
         sides.append((a, far[0]))
     (l1, l2), (l3, l4) = sides
-    corners = [_intersect(l1, l3), _intersect(l3, l2), _intersect(l2, l4), _intersect(l4, l1)]
-    if any(c is None for c in corners):
+    quad = _corners(l1, l2, l3, l4)
+    if quad is None:
         return None
-    quad = np.array(corners)
     return quad if cv2.isContourConvex(quad.astype(np.float32)) else None
 
 
@@ -291,12 +286,9 @@ def line_quads(
     area_min = 0.02 * h * w
     for i, j in _pairs(len(families[0])):
         for k, m in _pairs(len(families[1])):
-            l1, l2, l3, l4 = families[0][i], families[0][j], families[1][k], families[1][m]
-            corners = [_intersect(l1, l3), _intersect(l3, l2), _intersect(l2, l4)]
-            corners.append(_intersect(l4, l1))
-            if any(c is None for c in corners):
+            quad = _corners(families[0][i], families[0][j], families[1][k], families[1][m])
+            if quad is None:
                 continue
-            quad = np.array(corners)
             if not cv2.isContourConvex(quad.astype(np.float32)):
                 continue
             if cv2.contourArea(quad.astype(np.float32)) < area_min:
@@ -314,10 +306,10 @@ def _pairs(n: int) -> list[tuple[int, int]]:
 
 def _merge_lines(
     segs: np.ndarray, length: np.ndarray, keep: int, tolerance: float = 4.0, degrees: float = 3.0
-) -> list[np.ndarray]:
+) -> np.ndarray:
     """Merge collinear segments (``tolerance`` px and ``degrees`` apart at most).
 
-    Returns the ``keep`` longest lines as (a, b, c), ax + by = c, |(a, b)| = 1.
+    Returns the ``keep`` longest lines as rows (a, b, c), ax + by = c, |(a, b)| = 1.
     """
     order = np.argsort(-length)
     x1, y1, x2, y2 = segs[order].T
@@ -343,14 +335,19 @@ def _merge_lines(
             first.append(s)
             total.append(length[s])
     ranked = sorted(range(len(first)), key=lambda i: -total[i])[:keep]
-    return [np.array([nx[first[i]], ny[first[i]], c[first[i]]]) for i in ranked]
+    starts = np.array(first, dtype=np.intp)[ranked]
+    return np.column_stack([nx[starts], ny[starts], c[starts]])
 
 
-def _intersect(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:
-    m = np.array([l1[:2], l2[:2]])
-    if abs(np.linalg.det(m)) < 0.2:
+def _corners(l1: np.ndarray, l2: np.ndarray, l3: np.ndarray, l4: np.ndarray) -> np.ndarray | None:
+    """The quad whose sides lie on the lines l1, l3, l2, l4 in turn (rows ax + by = c):
+    its corners l1 x l3, l3 x l2, l2 x l4, l4 x l1, or None when two of those lines
+    meet too flatly. The four 2 x 2 systems are solved at once (each as alone)."""
+    ends = np.array([[l1, l3], [l3, l2], [l2, l4], [l4, l1]])  # (corner, line, abc)
+    m = ends[:, :, :2]
+    if np.any(np.abs(np.linalg.det(m)) < 0.2):
         return None
-    return np.linalg.solve(m, [l1[2], l2[2]])
+    return np.linalg.solve(m, ends[:, :, 2:])[:, :, 0]
 
 
 def clockwise(quad: np.ndarray) -> np.ndarray:
@@ -362,6 +359,11 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def same_quad(a: np.ndarray, b: np.ndarray) -> bool:
-    size = np.sqrt(abs(cv2.contourArea(a.astype(np.float32))))
-    return bool(np.max(np.linalg.norm(a - b, axis=1)) < 0.01 * size)
+def seen_before(quad: np.ndarray, quads: list[np.ndarray]) -> bool:
+    """Whether ``quad`` is one of ``quads`` again: one whose corners all lie less than 1 %
+    of ``quad``'s size (the root of its area) from ``quad``'s (all compared at once)."""
+    if not quads:
+        return False
+    size = np.sqrt(abs(cv2.contourArea(quad.astype(np.float32))))
+    gaps = np.linalg.norm(quad - np.array(quads), axis=2)  # (quads, corners)
+    return bool(np.any(gaps.max(axis=1) < 0.01 * size))

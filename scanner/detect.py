@@ -27,7 +27,7 @@ from scanner.candidates import (
     line_quads,
     mountain_quads,
     paper_quads,
-    same_quad,
+    seen_before,
 )
 from scanner.geometry import FRAME_OUTER_LINE, GRID_CELLS
 from scanner.lattice import (
@@ -175,7 +175,7 @@ def find_grid(
             small_bgr = cv2.resize(image, small.shape[::-1], interpolation=cv2.INTER_AREA)
         quads = [clockwise(q / small_scale) for q in generate(small, small_bgr)]
         for i, quad in enumerate(quads):
-            if any(same_quad(quad, q) for q in seen):
+            if seen_before(quad, seen):
                 continue
             seen.append(quad)
             fit = coarse_fit(pyramid, quad)
