@@ -9,8 +9,6 @@ expects it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import cv2
 import numpy as np
 
@@ -46,11 +44,6 @@ def displacements(homography: np.ndarray, lattice: np.ndarray) -> np.ndarray:
 def canonical_maps(homography: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
     """The ``cv2.remap`` map from the canonical view to the photo: (H, W, 2) float32 x, y
     (one two-channel map: splitting it into two would copy both halves)."""
-    return _full_map(_coarse_map(homography, lattice))
-
-
-def _coarse_map(homography: np.ndarray, lattice: np.ndarray | None) -> np.ndarray:
-    """:func:`canonical_maps` every ``_STEP`` canonical pixels: (H / _STEP, W / _STEP, 2)."""
     width, height = canonical_size()
     cw, ch = -(-width // _STEP), -(-height // _STEP)
     # Sample at the pixel centres cv2.resize(x _STEP) will interpolate from.
@@ -64,7 +57,10 @@ def _coarse_map(homography: np.ndarray, lattice: np.ndarray | None) -> np.ndarra
         shift = _bilinear(disp, np.clip(ys, 0, N), np.clip(xs, 0, N))
         for axis in range(2):
             photo[..., axis] += shift[axis]
-    return photo
+    full = cv2.resize(
+        photo.astype(np.float32), (cw * _STEP, ch * _STEP), interpolation=cv2.INTER_LINEAR
+    )
+    return np.ascontiguousarray(full[:height, :width])
 
 
 def _bilinear(values: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -90,16 +86,6 @@ def _bilinear(values: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _full_map(coarse: np.ndarray) -> np.ndarray:
-    """A :func:`_coarse_map` interpolated to every canonical pixel."""
-    width, height = canonical_size()
-    ch, cw = coarse.shape[:2]
-    full = cv2.resize(
-        coarse.astype(np.float32), (cw * _STEP, ch * _STEP), interpolation=cv2.INTER_LINEAR
-    )
-    return np.ascontiguousarray(full[:height, :width])
-
-
 def rectify_grid(
     image: np.ndarray, homography: np.ndarray, lattice: np.ndarray | None = None
 ) -> np.ndarray:
@@ -115,68 +101,22 @@ def rectify_grid(
         Measured intersections in image pixels, upright order; when given the
         warp follows them (dense remap) instead of the homography alone.
     """
-    width, height = canonical_size()
     if lattice is None or np.abs(displacements(homography, lattice)).max() < 1e-3:
         # Flat paper: the homography alone, warped directly (no dense maps to build).
+        width, height = canonical_size()
         s = 1.0 / CANON_PX_PER_CELL
         to_cells = np.array([[s, 0, CANON_EXTENT.x0], [0, s, CANON_EXTENT.y0], [0, 0, 1.0]])
-        warp = homography @ to_cells
-        return _bgr_warp(image, _reach(warp, width, height), _warp, warp, (width, height))
-    coarse = _coarse_map(homography, lattice)
-    return _bgr_warp(image, coarse, _remap, _full_map(coarse))
-
-
-def _warp(image: np.ndarray, warp: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The canonical view by the homography ``warp`` (view pixels -> photo pixels) alone."""
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    return cv2.warpPerspective(image, warp, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
-
-
-def _remap(image: np.ndarray, maps: np.ndarray) -> np.ndarray:
-    """The canonical view by the dense :func:`canonical_maps` ``maps``."""
+        return cv2.warpPerspective(
+            image,
+            homography @ to_cells,
+            (width, height),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
     return cv2.remap(
-        image, maps, None, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image,
+        canonical_maps(homography, lattice),
+        None,
+        interpolation=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
     )
-
-
-def _bgr_warp(
-    image: np.ndarray, reach: np.ndarray | None, sample: Callable[..., np.ndarray], *args
-) -> np.ndarray:
-    """``sample(image, *args)``, for a uint8 BGR ``image`` through BGRA: OpenCV warps a
-    four-channel image several times faster than a three-channel one, with the same
-    numbers in the colour channels. Only the pixels around ``reach`` (photo points x, y
-    that bound what ``sample`` reads; None: all) are widened to BGRA."""
-    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        return sample(image, *args)
-    return cv2.cvtColor(sample(_bgra(image, reach), *args), cv2.COLOR_BGRA2BGR)
-
-
-def _bgra(image: np.ndarray, reach: np.ndarray | None) -> np.ndarray:
-    """A BGR image as BGRA, filled in only around ``reach`` (see :func:`_bgr_warp`)."""
-    rows, cols = image.shape[:2]
-    out = np.empty((rows, cols, 4), np.uint8)  # its pages outside the window stay untouched
-    x0, y0, x1, y1 = 0, 0, cols, rows
-    if reach is not None and np.isfinite(reach).all():
-        xs, ys = reach[..., 0], reach[..., 1]  # (not a min over axis 0: slow on 2 columns)
-        low = np.floor([xs.min(), ys.min()]) - _REACH_MARGIN
-        high = np.ceil([xs.max(), ys.max()]) + _REACH_MARGIN + 1
-        # A window beyond the image keeps its nearest edge: what BORDER_REPLICATE reads.
-        x0, y0 = (int(v) for v in np.clip(low, 0, (cols - 1, rows - 1)))
-        x1, y1 = (int(v) for v in np.clip(high, 1, (cols, rows)))
-    cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2BGRA, dst=out[y0:y1, x0:x1])
-    return out
-
-
-#: Photo pixels kept around a warp's reach (bilinear reads one more pixel, and OpenCV's
-#: own sums may round the coordinates a little differently).
-_REACH_MARGIN = 2
-
-
-def _reach(warp: np.ndarray, width: int, height: int) -> np.ndarray | None:
-    """Where the homography ``warp`` sends the view's corners, which bound what it reads
-    of the photo (None when it is not in front of the camera at all four: no bound)."""
-    corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], np.float64)
-    w = corners @ warp[2, :2] + warp[2, 2]
-    if not (np.all(w > 0) or np.all(w < 0)):
-        return None
-    return cv2.perspectiveTransform(corners.reshape(-1, 1, 2), warp)
