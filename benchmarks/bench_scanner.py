@@ -1,7 +1,7 @@
 """Speed of the whole scanner (decode included) against a plain full-resolution decode.
 
 Writes N rendered 12 MP phone photos (models.synth, normal difficulty, scaled to
-4032 x 3024) as JPEG, then in the same run times, per file, ``cv2.imread`` of the
+4032 x 3024) as JPEG in a child process, then in the same run times, per file, ``cv2.imread`` of the
 full image and ``scanner.pipeline.scan_photo`` (load at reduced scale, detect,
 orient, rectify, coins; the cell classifier is not included).
 
@@ -11,10 +11,12 @@ orient, rectify, coins; the cell classifier is not included).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -71,7 +73,10 @@ def main() -> None:
     if args.threads is not None:
         cv2.setNumThreads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        paths = write_photos(Path(tmp), args.n, args.seed, args.grain)
+        # In a child process: rendering here would leave this heap warmed for the scanner
+        # (see bench_pipeline.render_apart).
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            paths = pool.submit(write_photos, Path(tmp), args.n, args.seed, args.grain).result()
         size_mb = statistics.median(p.stat().st_size for p in paths) / 1e6
         print(f"{len(paths)} JPEGs of 12 MP, median {size_mb:.1f} MB")
         scan_photo(paths[0])  # warm up imports and caches
