@@ -1,9 +1,9 @@
 """Speed of the whole scanner (decode included) against a plain full-resolution decode.
 
 Writes N rendered 12 MP phone photos (models.synth, normal difficulty, scaled to
-4032 x 3024) as JPEG in a child process, then in the same run times, per file, ``cv2.imread`` of the
-full image and ``scanner.pipeline.scan_photo`` (load at reduced scale, detect,
-orient, rectify, coins; the cell classifier is not included).
+4032 x 3024) as JPEG in a child process, then in the same run times, per file,
+``cv2.imread`` of the full image and ``scanner.pipeline.scan_photo`` (load at reduced
+scale, detect, orient, rectify, coins; the cell classifier is not included).
 
     python benchmarks/bench_scanner.py --n 8 [--grain 4]
 """
