@@ -1,18 +1,21 @@
 """Record everything the photo reader produces, or check a change left it all the same.
 
 For a refactor meant to change nothing but speed: record the outputs before it, then
-compare after. On rendered photos (``models.synth``, written as JPEG files at quality
-92, as a phone writes them), each photo is scanned and read twice, one thread and two
-(the cells read beside the coins, as ``score`` reads them), and the record keeps the
-canonical view's hash, the lattice, the homography, side and turn with their
-confidences, the fit, the coins with their confidence and centres, every cell's class and
-confidence, the review list and the notes. Floats are compared bit for bit::
+compare after. On rendered photos (``models.synth``, written as a phone writes them by
+``benchmarks.rendered``; ``--variant`` paints a finger, pencil or card on each, mirrors
+it, prints it in grey or puts it on a screen), each photo is scanned and read twice:
+in one thread and in two (the cells read beside the coins, as ``score`` reads them).
+The record keeps the canonical view's hash, the lattice, the homography, side and turn
+with their confidences, the fit, the coins with their confidence and centres, every
+cell's class and confidence, the review list and the notes. Floats are compared bit
+for bit::
 
     python benchmarks/same_outputs.py --record before.json      # on the old code
     python benchmarks/same_outputs.py --against before.json     # on the new: exit 1 if not
 
-Session 56 kept 16 normal and 24 hard photos (the defaults) and the eight
-``bench_pipeline.py`` photos identical through two rounds of speed work.
+Session 56's two rounds of speed work left every output the same on the defaults (16
+normal and 24 hard photos from seed 240000) and on the variants mirror, mixed and
+grey-print (seed 252000), compared with the code before them.
 """
 
 from __future__ import annotations
@@ -24,23 +27,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from models.synth.photo import make_photo  # noqa: E402
+from benchmarks.rendered import rendered_sample  # noqa: E402
 
 
-def render(folder: Path, normal: int, hard: int, seed: int) -> list[Path]:
-    """``normal`` then ``hard`` photos from consecutive seeds, as JPEG files."""
+def render(folder: Path, normal: int, hard: int, seed: int, variant: str) -> list[Path]:
+    """``normal`` then ``hard`` photos from consecutive seeds (the hard ones from ``seed``
+    + 8000), as :func:`benchmarks.rendered.rendered_sample` writes them."""
     paths = []
     for difficulty, count, first in (("normal", normal, seed), ("hard", hard, seed + 8000)):
         for s in range(first, first + count):
-            img, _ = make_photo(s, difficulty)
-            path = folder / f"{difficulty}-{s}.jpg"
-            cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            paths.append(path)
+            paths.append(rendered_sample(str(folder), s, difficulty, variant)[0])
     return paths
 
 
@@ -63,7 +63,8 @@ def outputs(path: Path) -> dict:
         scan = scan_photo(path)
         sheet = sheet_from_scan(scan)
     except Exception as e:  # a photo the reader refuses: the refusal is the output
-        return {"error": f"{type(e).__name__}: {e}"}
+        said = str(e).replace(str(path), path.name)  # not the run's temporary folder
+        return {"error": f"{type(e).__name__}: {said}"}
     return {
         "view": hashlib.md5(scan.view.tobytes()).hexdigest(),
         "side": scan.side,
@@ -123,9 +124,15 @@ def main() -> None:
     ap.add_argument("--normal", type=int, default=16)
     ap.add_argument("--hard", type=int, default=24)
     ap.add_argument("--seed", type=int, default=240000)
+    ap.add_argument(
+        "--variant",
+        default="none",
+        help="none, finger, pencil, card, mixed, mirror, grey-print or screen:KIND"
+        " (benchmarks.rendered)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        now = record(render(Path(tmp), args.normal, args.hard, args.seed))
+        now = record(render(Path(tmp), args.normal, args.hard, args.seed, args.variant))
     # Through JSON both ways, so that the comparison sees what a record keeps.
     now = json.loads(json.dumps(now))
     if args.record:
