@@ -25,6 +25,14 @@ COLOURLESS_BELOW = 1.5
 STEP = 12
 
 
+def warm_colour_tables() -> None:
+    """Have OpenCV build the tables of its 8-bit CIELAB conversion now: it builds them on
+    the first such conversion in a process (:func:`colour_spread`'s), which took 89 ms on
+    this project's machine, and a one-photo ``score`` can build them in a spare thread
+    while the photo decodes."""
+    cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
+
+
 def colour_spread(image: np.ndarray) -> float:
     """How far the image's colours stray from its commonest tint: the 99th percentile, over
     pixels, of the distance in the CIELAB a*b* plane from the median a*b*.

@@ -13,6 +13,7 @@ thread.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from scanner.coin_doubts import (
     coins_in_photo,
 )
 from scanner.coins import CoinReading, read_coin_track
-from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread
+from scanner.colourless import COLOURLESS_BELOW, cells_view, colour_spread, warm_colour_tables
 from scanner.decode_scale import work_to_full
 from scanner.detect import (
     GOOD_ENOUGH,
@@ -57,6 +58,8 @@ FINE_DETECTION_SIDE = 960  # candidates are looked for this large on the second 
 
 _overlap = False
 _pool: ThreadPoolExecutor | None = None
+#: The thread building OpenCV's CIELAB tables (:func:`warm_up`), joined before their first use.
+_tables: threading.Thread | None = None
 
 
 def set_overlap(on: bool) -> None:
@@ -66,10 +69,17 @@ def set_overlap(on: bool) -> None:
 
 
 def warm_up() -> Future | None:
-    """With :func:`set_overlap` on, build the cell and sheet-context models' sessions in
-    the second thread now, while the first photo decodes in this one (else the first
-    reading builds them on the way). A one-photo ``score`` ends about 11 ms sooner."""
-    return _background(_build_sessions) if _overlap else None
+    """With :func:`set_overlap` on, ready the reader while the first photo decodes in this
+    thread (else the first reading does it on the way): the second thread builds the cell
+    and sheet-context models' sessions, then imports the modules the reading imports when
+    first needed, and a third builds OpenCV's CIELAB tables (:func:`warm_colour_tables`)."""
+    global _tables
+    if not _overlap:
+        return None
+    if _tables is None:
+        _tables = threading.Thread(target=warm_colour_tables, name="tables", daemon=True)
+        _tables.start()
+    return _background(_build_sessions)
 
 
 def _build_sessions() -> None:
@@ -79,8 +89,16 @@ def _build_sessions() -> None:
 
         cell_model.model_session()
         fits(cell_model.MODEL_PATH)
+        import scanner.classify  # noqa: F401 - the reading's own imports, ~50 ms
     except Exception:  # noqa: BLE001 - a missing model is reported when a photo is read
         pass
+
+
+def _tables_built() -> None:
+    """Wait for :func:`warm_up`'s CIELAB tables, if it started them: a conversion in this
+    thread meanwhile would build them again beside it (or wait for them anyway)."""
+    if _tables is not None:
+        _tables.join()
 
 
 def _background(fn, *args) -> Future:
@@ -260,6 +278,7 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     h_work = h_fit @ rotation(k)
     lattice_work = turn_lattice(lattice_fit, k)
     view = rectify_grid(image, h_work, lattice_work)
+    _tables_built()
     colour = colour_spread(view)
     cells = None
     if _overlap:
