@@ -77,7 +77,9 @@ def warm_up() -> Future | None:
     if not _overlap:
         return None
     if _tables is None:
-        _tables = threading.Thread(target=warm_colour_tables, name="tables", daemon=True)
+        # Not a daemon: Python joins it before the interpreter ends. A process leaving
+        # while OpenCV builds the tables (a bad input's error, say) aborted otherwise.
+        _tables = threading.Thread(target=warm_colour_tables, name="tables")
         _tables.start()
     return _background(_build_sessions)
 

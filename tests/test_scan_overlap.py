@@ -2,6 +2,10 @@
 it on, and a lattice measured after detection, are the ones the sequential path makes
 (drawn stand-in sheets, tests/sheet_fixture.py)."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sheet_fixture import draw_sheet, photograph
@@ -9,6 +13,8 @@ from sheet_fixture import draw_sheet, photograph
 from scanner import pipeline
 from scanner.detect import find_grid, with_lattice
 from scanner.load import load_photo
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Page corners (TL, TR, BR, BL of the upright page) in a 1000 x 750 photo: the page's
 # top runs up the photo's left side, a quarter turn anticlockwise (270 degrees clockwise),
@@ -68,3 +74,22 @@ def test_warming_up_builds_both_model_sessions_in_the_second_thread(monkeypatch)
         pipeline.set_overlap(False)
         context.fits.cache_clear()
     assert pipeline.warm_up() is None  # without the second thread: nothing to do
+
+
+def test_a_process_ending_while_the_reader_warms_up_ends_cleanly():
+    """The warm-up builds OpenCV's colour tables in a thread of its own (about 90 ms); a
+    process ending meanwhile, as a bad input's error does, aborted in OpenCV ("terminate
+    called without an active exception") in about 4 runs of 12 while that thread was a
+    daemon, instead of exiting with its code: eight runs here."""
+    script = (
+        "import sys\n"
+        "from scanner import pipeline\n"
+        "pipeline.set_overlap(True)\n"
+        "pipeline.warm_up()\n"
+        "sys.exit(3)\n"
+    )
+    for _ in range(8):
+        proc = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert (proc.returncode, proc.stderr) == (3, "")
