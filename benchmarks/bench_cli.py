@@ -1,0 +1,69 @@
+"""What a one-photo ``cartoscore score`` costs from the shell: fresh processes, wall time.
+
+``bench_pipeline.py`` times the reading in a warm process (imports done, sessions built,
+one photo read before); a person scoring one sheet starts a new process each time, and
+waits for the interpreter, the imports, the sessions and a first photo on top of it.
+For each of ``--photos`` rendered 12 MP JPEGs (rendered in a child process, as
+``bench_pipeline.py`` renders them), ``--rounds`` times, by turns:
+
+- ``score PHOTO --cards ... --json`` in a new Python process (``python -m cli``);
+- a new Python process that only imports cv2 and reads the same file (``cv2.imread``);
+- a new Python process that only imports what ``score`` imports before it reads a photo
+  (the CLI and the photo reader's modules), to show how much of the first is imports.
+
+    python benchmarks/bench_cli.py [--photos 4] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_pipeline import render_apart  # noqa: E402
+
+IMPORTS = "import cli, app.inputs, scanner.pipeline, scanner.classify, scoring.game, app.report"
+
+
+def wall(args: list[str]) -> float:
+    """Seconds a new process running ``args`` took, from start to exit (it must succeed)."""
+    start = time.perf_counter()
+    subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    py = sys.executable
+    times: dict[str, list[float]] = {"score": [], "imread": [], "imports": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        photos = render_apart(Path(tmp), max(args.photos, 1))
+        for _ in range(max(args.rounds, 1)):
+            for path, truth in photos:
+                cards = ",".join(truth["cards"][e] for e in "ABCD")
+                times["score"].append(
+                    wall([py, "-m", "cli", "score", path, "--cards", cards, "--json"])
+                )
+                times["imread"].append(wall([py, "-c", f"import cv2; cv2.imread({path!r})"]))
+                times["imports"].append(wall([py, "-c", IMPORTS]))
+    median = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    n = len(times["score"])
+    print(f"{n} fresh processes each, medians:")
+    print(f"  score PHOTO --json          {median['score']:7.0f} ms")
+    print(f"  imports before the photo    {median['imports']:7.0f} ms")
+    print(f"  import cv2 + cv2.imread     {median['imread']:7.0f} ms")
+    print(f"ratio score / (cv2 + imread): {median['score'] / median['imread']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
