@@ -48,11 +48,19 @@ class GridFit:
 
 
 class Pyramid:
-    """An image and its halvings, for warping from a level near the wanted scale."""
+    """An image and its halvings, for warping from a level near the wanted scale.
 
-    def __init__(self, image: np.ndarray, min_side: int = 96) -> None:
+    ``only_for``: ``(cell_px, px)`` of the one kind of :meth:`warp` the pyramid will
+    serve; the halvings below the level those warps sample are not made.
+    """
+
+    def __init__(
+        self, image: np.ndarray, min_side: int = 96, only_for: tuple[float, float] | None = None
+    ) -> None:
         self.levels = [image]
         while min(self.levels[-1].shape[:2]) // 2 >= min_side and len(self.levels) < 5:
+            if only_for is not None and not _finer_than(len(self.levels), *only_for):
+                break
             self.levels.append(cv2.pyrDown(self.levels[-1]))
 
     def warp(
@@ -60,7 +68,7 @@ class Pyramid:
     ) -> np.ndarray:
         """Sample ``size`` x ``size`` pixels at ``px`` per cell from cell ``(origin, origin)``."""
         level = 0
-        while level + 1 < len(self.levels) and cell_px / 2 ** (level + 1) >= px * 1.2:
+        while level + 1 < len(self.levels) and _finer_than(level + 1, cell_px, px):
             level += 1
         f = 2.0**-level
         to_level = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
@@ -73,6 +81,12 @@ class Pyramid:
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
+
+
+def _finer_than(level: int, cell_px: float, px: float) -> bool:
+    """Whether pyramid ``level`` still has cells of ``cell_px`` image pixels sampled more
+    finely than ``px`` per cell (with a fifth to spare): warps sample the coarsest such."""
+    return cell_px / 2**level >= px * 1.2
 
 
 def cell_size_px(homography: np.ndarray) -> float:

@@ -86,31 +86,12 @@ def _turned_cut(image: np.ndarray, k: int, y0: int, y1: int, x0: int, x1: int) -
 
 
 def feature_canvas(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
-    """BGR view of the grid and 4 cells around it at 16 px per cell, in the fit's own frame."""
+    """BGR view of the grid and 4 cells around it at 16 px per cell, in the fit's own frame
+    (the colour photo halved only as far as that warp samples)."""
     size = int(round((N + 2 * _MARGIN) * _PX))
     cell_px = cell_size_px(homography)
-    return _sampled_levels(image, cell_px).warp(homography, _PX, -_MARGIN, size, cell_px)
-
-
-# Pyramid's own limits: halvings while the short side keeps this many pixels, this many
-# levels at most.
-_PYRAMID_MIN_SIDE = 96
-_PYRAMID_LEVELS = 5
-
-
-def _sampled_levels(image: np.ndarray, cell_px: float) -> Pyramid:
-    """``Pyramid(image)`` cut after the level its ``warp`` samples cells of ``cell_px``
-    image pixels from at ``_PX`` per cell: the same warp, without the halvings of the
-    colour photo below it (most photos sample the photo itself or its first halving)."""
-    pyramid = Pyramid(image, min_side=min(image.shape[:2]) + 1)  # the photo alone
-    levels = pyramid.levels
-    while (
-        len(levels) < _PYRAMID_LEVELS
-        and min(levels[-1].shape[:2]) // 2 >= _PYRAMID_MIN_SIDE
-        and cell_px / 2 ** len(levels) >= _PX * 1.2
-    ):
-        levels.append(cv2.pyrDown(levels[-1]))
-    return pyramid
+    pyramid = Pyramid(image, only_for=(cell_px, _PX))
+    return pyramid.warp(homography, _PX, -_MARGIN, size, cell_px)
 
 
 def mountain_map(canvas: np.ndarray) -> np.ndarray:
