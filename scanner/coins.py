@@ -55,7 +55,7 @@ from scanner.coin_track import (
     track_light,
     unlit_discs,
 )
-from scanner.median import fast_median
+from scanner.median import fast_median, fast_percentile
 from scanner.sheet import spans
 
 MIN_CONTRAST = 0.02  # marked and unmarked groups must differ at least this much
@@ -404,8 +404,8 @@ def coin_marks(
     reference = np.median(centred[unmarked], axis=0)
     gain = np.ones(len(discs), np.float32)
     if own_light:
-        top = _percentile(centred, _OWN_LIGHT_PERCENTILE)
-        ratio = _percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
+        top = fast_percentile(centred, _OWN_LIGHT_PERCENTILE)
+        ratio = fast_percentile(reference, _OWN_LIGHT_PERCENTILE) / np.maximum(top, 1e-6)
         gain = np.clip(ratio, 1.0, 1.0 + _OWN_LIGHT_LIMIT).astype(np.float32)
     # max(reference - gain * disc, 0) = gain * max(reference / gain - disc, 0): one
     # temporary array of the discs' size instead of three.
@@ -417,21 +417,6 @@ def coin_marks(
         diff.partition(k - 1, axis=2)
         diff = -diff[:, :, :k]
     return diff.mean(axis=2).min(axis=1) * gain
-
-
-def _percentile(values: np.ndarray, q: float) -> np.ndarray:
-    """``np.percentile(values, q, axis=-1)`` of NaN-free values: the same numbers (its
-    "linear" method, interpolated as numpy does) from one partition, without its general
-    machinery, which costs more than the partition on these small arrays."""
-    n = values.shape[-1]
-    at = (n - 1) * np.true_divide(q, 100)
-    below = min(int(at), n - 1)
-    above = min(below + 1, n - 1)
-    part = np.partition(values, (below, above), axis=-1)
-    low, high = part[..., below], part[..., above]
-    gamma = float(at - below)
-    step = high - low
-    return high - step * (1 - gamma) if gamma >= 0.5 else low + step * gamma
 
 
 def _leading_medians(values: np.ndarray) -> np.ndarray:

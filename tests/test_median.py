@@ -1,8 +1,8 @@
-"""scanner.median.fast_median: np.median's numbers for the scanner's small arrays."""
+"""scanner.median: np.median's and np.percentile's numbers for the scanner's small arrays."""
 
 import numpy as np
 
-from scanner.median import fast_median
+from scanner.median import fast_median, fast_percentile
 
 
 def test_the_middle_value_of_an_odd_count():
@@ -26,3 +26,19 @@ def test_along_an_axis():
     assert np.array_equal(fast_median(values, axis=0), [5.0, 6.0, 5.5])
     cube = np.arange(24.0).reshape(2, 3, 4)[:, ::-1]  # each column falls along axis 1
     assert np.array_equal(fast_median(cube, axis=1), [[4.0, 5.0, 6.0, 7.0], [16, 17, 18, 19]])
+
+
+def test_a_percentile_between_two_values_is_interpolated_as_numpy_does():
+    values = np.array([10.0, 0.0, 30.0, 20.0])  # sorted 0, 10, 20, 30: index 3 * 0.5
+    assert fast_percentile(values, 50) == 15.0
+    assert fast_percentile(values, 100) == 30.0 and fast_percentile(values, 0) == 0.0
+
+
+def test_percentiles_of_random_rows_are_numpys_bit_for_bit():
+    rng = np.random.default_rng(56)
+    for n in (1, 2, 5, 14, 97):
+        for dtype in (np.float32, np.float64):
+            rows = rng.normal(size=(7, n)).astype(dtype)
+            for q in (0, 12.5, 50, 75, 98, 100):
+                got, want = fast_percentile(rows, q), np.percentile(rows, q, axis=-1)
+                assert got.dtype == want.dtype and np.array_equal(got, want)
