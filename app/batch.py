@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.config import ForInput, pick_cards
+from app.config import ForInput
 from app.errors import INPUT_ERRORS, one_line, with_source
 from app.inputs import is_photo, load_with_settings
 from app.results import COLUMNS, cards_text, file_facts, finished_rows, sheet_key
@@ -166,7 +166,7 @@ def _overlay_of_failure(job: Job, err: BaseException, row: dict) -> None:
 def _score(job: Job) -> dict:
     from app.corrections import fixes_text
     from app.report import sheet_notes
-    from scoring.game import score_game
+    from app.score_input import score_input
 
     want_view = job.overlay_dir is not None
     modified, size = file_facts(job.source)  # before reading: an edit meanwhile is seen next run
@@ -181,8 +181,9 @@ def _score(job: Job) -> dict:
         read_cards=job.cards is None,  # --cards wins over a header: unread
     )
     sheet = loaded.sheet
-    cards = pick_cards(job.source, job.cards, loaded.cards)
-    game = score_game([sheet.map], cards, sheet.coins or 0)
+    # As `score` scores it; a batch row does not warn of an odd deal.
+    scored = score_input(loaded, job.cards, None)
+    cards, game = scored.cards, scored.game
     row = {
         "source": job.source,
         "side": sheet.map.layout.name,
