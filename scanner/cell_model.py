@@ -11,7 +11,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from scipy.special import softmax
 
 from scanner.normalize import (
     CODES_SCALE_KEY,
@@ -24,6 +23,7 @@ from scanner.normalize import (
     model_inputs,
 )
 from scanner.onnx_session import cached_session
+from scanner.softmax import softmax
 from scoring.layouts import Layout
 
 #: The committed model the scanner runs: the 8-bit copy of the trained ``models/cells.onnx``

@@ -19,11 +19,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.special import softmax
 
 from scanner.layout_prior import printed_table, ruins_mask
 from scanner.normalize import CLASSES
 from scanner.onnx_session import cached_session
+from scanner.softmax import softmax
 from scoring.layouts import SIZE, Layout
 
 CONTEXT_PATH = Path(__file__).resolve().parent.parent / "models" / "context.onnx"

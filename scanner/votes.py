@@ -15,10 +15,10 @@ sheet's ``(121, len(CLASSES))`` probabilities, its features and its layout.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import softmax
 
 from scanner.layout_prior import apply_layout_prior, plain_cells, printed_table
 from scanner.normalize import CLASSES
+from scanner.softmax import softmax
 from scoring.layouts import SIZE, Layout
 
 #: Sheet consistency: cells read with at least this probability make the sheet's prototypes ...
