@@ -13,10 +13,9 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from scipy.ndimage import median_filter
 
 from scanner import geometry as g
-from scanner.median import fast_median
+from scanner.median import fast_median, running_median3
 
 _SEARCH = 0.16  # cells: how far a coin may sit from its printed place
 _SEARCH_ON_BAND = 0.08  # cells: how far across the band's centre line
@@ -86,7 +85,7 @@ def band_centre_line(view: np.ndarray, chunks: int = 7) -> np.ndarray | None:
         return None
     # A piece far from its neighbours (a stroke, a box line) takes their median.
     ys = line[:, 1]
-    smooth = median_filter(ys, size=3, mode="nearest")
+    smooth = running_median3(ys)
     bad = np.abs(ys - smooth) > 0.12 * px
     line[bad, 1] = smooth[bad]
     return line
@@ -195,7 +194,7 @@ def track_light(grey: np.ndarray, centres: np.ndarray, on_paper: bool = False) -
         paper = _strip_levels(grey, centres, _PAPER_GAP)
         levels = paper * (fast_median(levels) / max(fast_median(paper), 1.0))
     # A running median of three follows shadow edges and ignores one stroke-covered strip.
-    smooth = median_filter(levels, size=3, mode="nearest")
+    smooth = running_median3(levels)
     return np.maximum(smooth, 1.0)
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from scanner.median import fast_median, fast_percentile
+from scanner.median import fast_median, fast_percentile, running_median3
 
 
 def test_the_middle_value_of_an_odd_count():
@@ -42,3 +42,20 @@ def test_percentiles_of_random_rows_are_numpys_bit_for_bit():
             for q in (0, 12.5, 50, 75, 98, 100):
                 got, want = fast_percentile(rows, q), np.percentile(rows, q, axis=-1)
                 assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_running_median_of_three_ignores_one_outlier_and_repeats_the_ends():
+    assert np.array_equal(running_median3(np.array([1.0, 9.0, 2.0, 3.0])), [1.0, 2.0, 3.0, 3.0])
+    assert np.array_equal(running_median3(np.array([5.0, 0.0])), [5.0, 0.0])
+    assert np.array_equal(running_median3(np.array([4.0])), [4.0])
+
+
+def test_running_medians_are_scipys_median_filter_bit_for_bit():
+    from scipy.ndimage import median_filter
+
+    rng = np.random.default_rng(57)
+    for n in (1, 2, 3, 14, 40):
+        for dtype in (np.float32, np.float64):
+            values = rng.normal(size=n).astype(dtype)
+            got, want = running_median3(values), median_filter(values, size=3, mode="nearest")
+            assert got.dtype == want.dtype and np.array_equal(got, want)
