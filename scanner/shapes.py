@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from scipy.ndimage import label
 
 from scanner.cells import CROP_PX
 from scanner.geometry import CANON_PX_PER_CELL, CELL_CROP_MARGIN, GRID_CELLS
 from scanner.normalize import CLASSES
+from scanner.softmax import softmax
 
 N = GRID_CELLS
 #: Pixels (canonical, 64 a cell) looked at across an edge on each side: a hand-drawn
@@ -135,7 +135,7 @@ def outlined_shapes(
     image[::2, ::2] = drawn
     image[::2, 1::2] = drawn[:, :-1] & drawn[:, 1:] & (right < below_line)
     image[1::2, ::2] = drawn[:-1] & drawn[1:] & (below < below_line)
-    labels, _ = label(image)
+    _, labels = cv2.connectedComponents(image.view(np.uint8), connectivity=4)
     return labels[::2, ::2].ravel()
 
 
@@ -160,7 +160,5 @@ def shape_vote(
     out = probs.copy()
     for shape in np.flatnonzero((sizes >= 2) & (sizes <= MAX_SHAPE)):
         cells = np.flatnonzero(labels == shape)
-        total = logp[cells].sum(axis=0)
-        weights = np.exp(total - total.max())
-        out[cells] = weights / weights.sum()
+        out[cells] = softmax(logp[cells].sum(axis=0))
     return out
