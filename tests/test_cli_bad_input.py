@@ -73,7 +73,7 @@ CASES = {
     "empty.png": "the file is empty",
     "cut.jpg": "truncated or corrupt",
     "table.png": "no map sheet found",
-    "huge.png": "20000x20000 pixels is more than the 150,000,000 allowed",
+    "huge.png": "20000x20000 pixels is more than the 250,000,000 allowed",
     "folder.txt": "is a folder (cartoscore batch scores a folder)",
     "scan.pdf": "the PDF cannot be read (damaged or incomplete)",
     "pdf-as.jpg": "the PDF cannot be read (damaged or incomplete)",

@@ -223,5 +223,5 @@ def test_a_tiff_declaring_too_many_pixels_is_refused_in_one_line(tmp_path):
     res = run("score", str(tif), "--cards", DEAL)
     assert res.exit_code == 1
     assert res.stderr.splitlines() == [
-        f"error: {tif}: 20000x20000 pixels is more than the 150,000,000 allowed"
+        f"error: {tif}: 20000x20000 pixels is more than the 250,000,000 allowed"
     ]

@@ -211,8 +211,17 @@ def test_decompression_bomb_is_refused_before_decoding(tmp_path):
     path.write_bytes(_png_header_only(60000, 60000))
     # 3.6 billion pixels, far past Pillow's own bomb limit: refused in the same words
     # as any photo over ours.
-    with pytest.raises(ImageTooLarge, match="60000x60000 pixels is more than the 150,000,000"):
+    with pytest.raises(ImageTooLarge, match="60000x60000 pixels is more than the 250,000,000"):
         load_photo(path)
+
+
+def test_a_200_megapixel_phone_photo_is_read_at_an_eighth(tmp_path):
+    # Some phones take 200 MP photos (16320 x 12240); such a JPEG is decoded at 1/8.
+    path = tmp_path / "200mp.jpg"
+    Image.new("L", (16320, 12240), 200).save(path, quality=80)
+    photo = load_photo(path)
+    assert photo.original_size == (16320, 12240)
+    assert photo.image.shape == (1530, 2040, 3) and photo.scale == 0.125
 
 
 def test_pixel_limit_is_configurable(tmp_path):
