@@ -289,6 +289,7 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
 
     from scanner.cell_model import image_codes
     from scanner.layout_prior import apply_layout_prior
+    from scanner.softmax import softmax
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     k = len(CLASSES)
@@ -302,8 +303,7 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
         sl = slice(s * SIZE * SIZE, (s + 1) * SIZE * SIZE)
         x = model_image(val.images[sl], image_codes(sess))
         (logits,) = sess.run(["logits"], {"image": x, "ruins": val.ruins[sl]})
-        z = np.exp(logits - logits.max(1, keepdims=True))
-        probs = z / z.sum(1, keepdims=True)
+        probs = softmax(logits, axis=1)
         layout = LAYOUTS[val.side[s]]
         probs = apply_layout_prior(probs, layout)
         pred = probs.argmax(1)
