@@ -201,8 +201,13 @@ def test_read_prints_the_corrected_map_with_a_comment():
     res = run("read", str(photo), "--set", "A1=V")
     assert res.exit_code == 0, res.stderr
     assert "; set by hand: A1 V (read " in res.stdout
-    rows = [line.split() for line in res.stdout.splitlines() if len(line.split()) == 11]
-    assert rows[0][0] == "V"
+    # RULES.md §5: "comment lines start with `;`"; the map's rows are the others.
+    rows = [
+        line.split()
+        for line in res.stdout.splitlines()
+        if len(line.split()) == 11 and not line.startswith(";")
+    ]
+    assert len(rows) == 11 and rows[0][0] == "V"
 
 
 def test_the_overlay_frames_spaces_set_by_hand_in_blue(tmp_path):

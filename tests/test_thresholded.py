@@ -57,19 +57,32 @@ def test_specks_go_and_strokes_and_dots_stay():
     assert SPECK_PX < 9
 
 
-def test_a_thresholded_sheet_reads_empty_cells_as_empty_more_often():
-    from scanner import classify
+def test_a_thresholded_sheet_loses_the_grain_in_its_empty_spaces_and_keeps_its_drawings():
+    """The pinned view thresholded, with the paper's grain as black specks: clearing takes
+    the grain's ink out of the empty spaces and leaves the drawn spaces' ink. (Whether the
+    model then reads the sheet better is a benchmark figure, session 46: thresholded
+    real-print composites 1029 -> 904 misread cells; one view is too few to show it.)"""
     from scanner.cells import cut_cells
+    from scanner.classify import free_cells
     from scoring.layouts import LAYOUTS
 
     view, truth = pinned_view(7103, "normal")
-    grain = np.random.default_rng(5).random(view.shape[:2]) < 0.01  # the paper's grain
-    speckled = bw(view)
-    speckled[grain] = 0
-    truth_cells = "".join(truth["grid"])
-    layout = LAYOUTS[truth["side"]]
-    misread = []
-    for v in (speckled, cells_view(speckled, colour_spread(speckled))):
-        grid = "".join(classify.classify_cells(cut_cells(v), layout).grid)
-        misread.append(sum(a != b for a, b in zip(grid, truth_cells, strict=True)))
-    assert misread[1] < misread[0], misread
+    kinds = np.array(list("".join(truth["grid"])))
+    free = free_cells(LAYOUTS[truth["side"]])
+    empty, drawn = free & (kinds == "."), free & (kinds != ".")
+    assert empty.sum() > 10 and drawn.sum() > 10
+
+    def ink(v: np.ndarray) -> np.ndarray:
+        """Each space's black pixels inside its crop's margin."""
+        inner = cut_cells(v)[:, 16:80, 16:80].min(axis=3) < 128
+        return inner.reshape(len(inner), -1).sum(axis=1)
+
+    plain = bw(view)
+    speckled = plain.copy()
+    speckled[np.random.default_rng(5).random(view.shape[:2]) < 0.01] = 0  # the grain
+    cleared = cells_view(speckled, colour_spread(speckled))
+    before, grain, after = ink(plain), ink(speckled), ink(cleared)
+    added = grain[empty].sum() - before[empty].sum()
+    assert added > 300
+    assert after[empty].sum() <= before[empty].sum() + 0.2 * added
+    assert after[drawn].sum() >= 0.9 * before[drawn].sum()
