@@ -40,11 +40,12 @@ Two built-in phases: ``--steps``
 batches from scratch on canonical views (``make_view``), then ``--fine-steps`` batches at
 ``--fine-lr`` on the views plus photos read by the scanner itself (``make_photo`` +
 ``scan_photo``). ``--sparse-sheets N`` (200 by default) adds N views of blank and
-part-played sheets (seeds ``SPARSE_SEED..``). A 200-sheet run with the previous step
-counts (2200 + 1800) validated at 95.7 % of cells against 96.1 % without them; with
-3300 + 2700 steps it validates at 96.3 %. ``--empty-ruins K`` (1 by default) samples
-ruins spaces left empty K times more often (:func:`_sampling_weights`); the committed
-model's two runs used 4 (with 800 sparse sheets) and 8 (with 200), docs/figures.md session 21.
+part-played sheets (seeds ``SPARSE_SEED..``, or from ``--sparse-seed``). A 200-sheet run
+with the previous step counts (2200 + 1800) validated at 95.7 % of cells against 96.1 %
+without them; with 3300 + 2700 steps it validates at 96.3 %. ``--empty-ruins K`` (1 by
+default) samples ruins spaces left empty K times more often (:func:`_sampling_weights`);
+the committed model's two runs used 4 (with 800 sparse sheets) and 8 (with 200),
+docs/figures.md session 21.
 
 ``--augment-extra`` (0 by default) adds a small turn and scale, fainter ink, thicker or
 thinner strokes and JPEG blocks to a share of the cells; ``--shadow-share`` (0) crosses a
@@ -375,6 +376,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--sparse-sheets", type=int, default=200, help="blank and part-played views (SPARSE_SEED..)"
     )
+    ap.add_argument(
+        "--sparse-seed",
+        type=int,
+        default=SPARSE_SEED,
+        help="first blank/part-played seed (a run on new --first-seed seeds wants new ones too)",
+    )
     ap.add_argument("--view-version", help="reuse views cached from this synthesis version")
     ap.add_argument(
         "--pool", choices=("mean", "flat"), help="last map -> features (default models.net.POOL)"
@@ -422,7 +429,7 @@ def main(argv: list[str] | None = None) -> None:
             "train", train_seeds, args.workers, version=args.view_version, px=args.input_px
         )
     if args.sparse_sheets:
-        sparse_seeds = list(range(SPARSE_SEED, SPARSE_SEED + args.sparse_sheets))
+        sparse_seeds = list(range(args.sparse_seed, args.sparse_seed + args.sparse_sheets))
         sparse = cached_set("train", sparse_seeds, args.workers, source="sparse", px=args.input_px)
         views = concat([views, sparse]) if views is not None else sparse
     if args.photo_sheets:
@@ -484,6 +491,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_view_sheets": args.train_sheets,
         "train_photo_sheets": args.photo_sheets,
         "train_sparse_sheets": args.sparse_sheets,
+        "sparse_seed": args.sparse_seed,
         "empty_ruins": args.empty_ruins,
         "train_sheets_kept": len(data.style),
         "first_seed": args.first_seed,

@@ -13,3 +13,27 @@ def test_a_folder_as_out_is_refused_at_once(tmp_path, capsys):
         train.main(["--out", str(tmp_path), "--train-sheets", "1", "--steps", "1"])
     assert stop.value.code == 2
     assert "name the .onnx file to write" in capsys.readouterr().err
+
+
+class _Stop(Exception):
+    pass
+
+
+def _sparse_seeds_asked(monkeypatch, args: list[str]) -> list[int]:
+    """The seeds ``main`` asks ``cached_set`` for blank and part-played views (stopped there)."""
+
+    def fake(kind, seeds, workers, source="view", **kw):
+        if source == "sparse":
+            raise _Stop(list(seeds))
+        return None
+
+    monkeypatch.setattr(train, "cached_set", fake)
+    with pytest.raises(_Stop) as asked:
+        train.main(["--out", "x.onnx", "--train-sheets", "0", "--sparse-sheets", "3", *args])
+    return asked.value.args[0]
+
+
+def test_sparse_views_start_at_sparse_seed_by_default_and_where_asked(monkeypatch):
+    """Runs on new --first-seed seeds used to reuse the same blank and part-played views."""
+    assert _sparse_seeds_asked(monkeypatch, []) == [train.SPARSE_SEED + k for k in range(3)]
+    assert _sparse_seeds_asked(monkeypatch, ["--sparse-seed", "610000"]) == [610000, 610001, 610002]
