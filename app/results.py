@@ -235,6 +235,39 @@ def _add_columns(path: Path) -> bool:
     return True
 
 
+def _add_keys(path: Path) -> bool:
+    """Give the rows of a JSON Lines results file of an earlier version the keys added
+    since, as :func:`_add_columns` gives a CSV its columns: ``path`` from the row's
+    ``source`` as seen from the current folder, ``real_path`` from that ``path``, the
+    others empty. Other lines are kept as they are; the file is rewritten whole into a
+    new one that then replaces it. True when the file was replaced."""
+    lines = path.read_text(encoding="utf-8-sig").split("\n")
+    changed = False
+    for i, line in enumerate(lines):
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(row, dict) or "source" not in row or set(COLUMNS) <= row.keys():
+            continue
+        if "path" not in row:  # anchored now: its source as seen from this run
+            row["path"] = _path_column(str(row["source"]), path.parent)
+        if "real_path" not in row and row["path"]:
+            row["real_path"] = sheet_key(path.parent / str(row["path"]))
+        ours = {k: row.get(k, "") for k in COLUMNS}
+        lines[i] = json.dumps(ours | {k: v for k, v in row.items() if k not in ours})
+        changed = True
+    if not changed:
+        return False
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return True
+
+
 def _drop_cut_line(path: Path) -> None:
     """Cut off a last line an interrupted run (or a full disk) left half written, so that
     the file holds whole rows only: ended with a newline, it would stay a bogus row (or
@@ -302,7 +335,7 @@ class ResultsWriter:
         new = real.stat().st_size == 0
         if not new:
             _drop_cut_line(real)
-        if not new and not self.jsonl and _add_columns(real):
+        if not new and (_add_keys(real) if self.jsonl else _add_columns(real)):
             self.file.close()
             self.file = _locked(real, self.path)  # the file with the columns added
         # A file of another version that could not take our columns keeps its own.

@@ -91,6 +91,29 @@ def test_a_results_file_of_an_earlier_version_moved_alone_still_knows_its_sheets
     assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
 
 
+def test_a_json_lines_file_of_an_earlier_version_moved_alone_still_knows_its_sheets(tmp_path):
+    """The same for a ``.jsonl`` written before the ``path``, ``modified``, ``size`` and
+    ``real_path`` keys: the next run gives its rows the keys, and then it may move."""
+    d = _round(tmp_path / "round")
+    out = d / "r.jsonl"
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    old = COLUMNS[: COLUMNS.index("set_by_hand") + 1] + ("cards",)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    out.write_text("".join(json.dumps({k: r[k] for k in old}) + "\n" for r in rows))
+    assert [r["total"] for r in ranking(read_results(out))] == [96, 56]
+    res = run("batch", str(d), "--out", str(out), "--workers", "0")
+    assert "2 sheets already scored" in res.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and all(tuple(r) == COLUMNS for r in rows)
+    assert {r["path"]: r["real_path"] for r in rows} == {
+        n: str((d / n).resolve()) for n in ("wilderness-a.txt", "sparse-b.txt")
+    }
+    moved = tmp_path / "r.jsonl"
+    shutil.move(out, moved)
+    res = run("batch", str(d), "--out", str(moved), "--workers", "0")
+    assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
+
+
 def test_rows_record_the_sheets_real_path(tmp_path):
     d = _round(tmp_path / "round")
     out = tmp_path / "r.jsonl"
