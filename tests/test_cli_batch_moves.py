@@ -65,50 +65,55 @@ def test_a_round_moved_with_its_results_still_knows_its_sheets(tmp_path):
     assert [r["total"] for r in ranking(read_results(d / "r.csv"))] == [100, 56]
 
 
-def test_a_results_file_of_an_earlier_version_moved_alone_still_knows_its_sheets(tmp_path):
-    """A CSV written before the ``real_path`` column: read as before, the column added
-    (where each row's sheet is now) by the next run, and then it may move."""
-    d = _round(tmp_path / "round")
-    out = d / "r.csv"
-    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+def _as_before_real_path(out: Path) -> None:
+    """Rewrite a results CSV as a version before the ``real_path`` column wrote it."""
     with open(out, newline="") as f:
         records = list(csv.reader(f))
     n = COLUMNS.index("side_given") + 1
     with open(out, "w", newline="") as f:
         csv.writer(f).writerows(r[:n] for r in records)
-    assert [r["total"] for r in ranking(read_results(out))] == [96, 56]
-    res = run("batch", str(d), "--out", str(out), "--workers", "0")
-    assert "2 sheets already scored" in res.stderr
-    with open(out, newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert tuple(rows[0]) == COLUMNS
-    assert {r["path"]: r["real_path"] for r in rows} == {
-        n: str((d / n).resolve()) for n in ("wilderness-a.txt", "sparse-b.txt")
-    }
-    moved = tmp_path / "r.csv"
-    shutil.move(out, moved)
-    res = run("batch", str(d), "--out", str(moved), "--workers", "0")
-    assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
 
 
-def test_a_json_lines_file_of_an_earlier_version_moved_alone_still_knows_its_sheets(tmp_path):
-    """The same for a ``.jsonl`` written before the ``path``, ``modified``, ``size`` and
-    ``real_path`` keys: the next run gives its rows the keys, and then it may move."""
-    d = _round(tmp_path / "round")
-    out = d / "r.jsonl"
-    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+def _as_before_path(out: Path) -> None:
+    """Rewrite a JSON Lines results file as a version before the ``path`` key wrote it
+    (nor ``modified``, ``side_given``, ``size`` and ``real_path``)."""
     old = COLUMNS[: COLUMNS.index("set_by_hand") + 1] + ("cards",)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     out.write_text("".join(json.dumps({k: r[k] for k in old}) + "\n" for r in rows))
+
+
+def _csv_rows(out: Path) -> list[dict]:
+    with open(out, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _jsonl_rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.mark.parametrize(
+    "name, as_before, rows_in",
+    [("r.csv", _as_before_real_path, _csv_rows), ("r.jsonl", _as_before_path, _jsonl_rows)],
+)
+def test_a_results_file_of_an_earlier_version_moved_alone_still_knows_its_sheets(
+    tmp_path, name, as_before, rows_in
+):
+    """A results file written before the columns (CSV) or keys (JSON Lines) that place
+    its sheets: read as before, given them (where each row's sheet is now) by the next
+    run, and then it may move."""
+    d = _round(tmp_path / "round")
+    out = d / name
+    assert run("batch", str(d), "--out", str(out), "--workers", "0").exit_code == 0
+    as_before(out)
     assert [r["total"] for r in ranking(read_results(out))] == [96, 56]
     res = run("batch", str(d), "--out", str(out), "--workers", "0")
     assert "2 sheets already scored" in res.stderr
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = rows_in(out)
     assert len(rows) == 2 and all(tuple(r) == COLUMNS for r in rows)
     assert {r["path"]: r["real_path"] for r in rows} == {
         n: str((d / n).resolve()) for n in ("wilderness-a.txt", "sparse-b.txt")
     }
-    moved = tmp_path / "r.jsonl"
+    moved = tmp_path / name
     shutil.move(out, moved)
     res = run("batch", str(d), "--out", str(moved), "--workers", "0")
     assert res.exit_code == 0 and "2 sheets already scored" in res.stderr
