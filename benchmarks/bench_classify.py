@@ -25,7 +25,6 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
-from scipy.special import softmax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -34,6 +33,7 @@ from scanner import cell_model, classify  # noqa: E402
 from scanner.cells import cut_cells  # noqa: E402
 from scanner.covered import covered_cells  # noqa: E402
 from scanner.shapes import edge_lines  # noqa: E402
+from scanner.softmax import softmax  # noqa: E402
 from scoring.layouts import LAYOUTS  # noqa: E402
 
 

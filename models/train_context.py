@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.special import softmax
 
 from models.cell_data import CACHE_DIR, VALIDATION_SEED, CellSet, cached_set
 from scanner.cell_model import MODEL_PATH, image_codes, model_input_px
@@ -35,6 +34,7 @@ from scanner.normalize import (
     model_image,
     ruins_flags,
 )
+from scanner.softmax import softmax
 from scoring.layouts import LAYOUTS, SIZE
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "context.onnx"

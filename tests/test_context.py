@@ -29,6 +29,7 @@ from scanner.review import (
     DECIDED_BY_SHAPE,
     DECIDED_BY_SHEET,
 )
+from scanner.softmax import softmax
 from scoring.layouts import LAYOUTS, SIDE_A, SIDE_B, space_name
 
 
@@ -45,8 +46,7 @@ def _cell_model(crops, layout):
     sess = cell_model.model_session(cell_model.MODEL_PATH, 1)
     feed = cell_model.session_inputs(sess, crops, layout)
     logits, features = sess.run(["logits", "features"], feed)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True), features
+    return softmax(logits, axis=1), features
 
 
 def test_printed_kinds_follow_the_layouts():

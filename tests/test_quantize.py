@@ -21,6 +21,7 @@ from scanner.normalize import (
     ruins_flags,
     to_tensor,
 )
+from scanner.softmax import softmax
 from scoring.layouts import LAYOUTS
 
 # Rendered with seeds far from the training (0..), calibration (0..23) and validation ranges.
@@ -51,8 +52,7 @@ def _outputs(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Class probabilities and features of the model file on the rendered cells (once each)."""
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, features = _run(sess, *_cells())
-    z = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True), features
+    return softmax(logits, axis=1), features
 
 
 def _agree(a: Path, b: Path) -> float:

@@ -7,6 +7,7 @@ from models.train_context import sheet_arrays, terrain_errors, train
 from scanner import cell_model
 from scanner.cells import cut_cells
 from scanner.context import context_logits
+from scanner.softmax import softmax
 from scoring.layouts import LAYOUTS
 
 
@@ -23,8 +24,7 @@ def test_the_training_sheets_are_the_committed_models_reading():
     assert "".join(".TVFWM^#"[k] for k in arrays["labels"][1]) == labels
     probs = cell_model.predict_probabilities(cut_cells(view), layout)
     logits = arrays["logits"][1]
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), probs, atol=1e-4)
+    np.testing.assert_allclose(softmax(logits, axis=1), probs, atol=1e-4)
 
 
 def test_a_short_training_runs_and_its_export_reads_a_sheet(tmp_path):
@@ -46,9 +46,7 @@ def test_a_short_training_runs_and_its_export_reads_a_sheet(tmp_path):
     export_context_onnx(net, str(path))
     side = LAYOUTS["AB"[arrays["side"][0]]]
     logits = arrays["logits"][0]
-    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs /= probs.sum(axis=1, keepdims=True)
-    out = context_logits(probs, arrays["features"][0], side, path)
+    out = context_logits(softmax(logits, axis=1), arrays["features"][0], side, path)
     assert out.shape == (121, 8) and np.isfinite(out).all()
 
 
