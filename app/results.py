@@ -104,12 +104,9 @@ def read_results(path: str | Path) -> list[dict]:
     rows: list[dict] = []
     if _is_jsonl(path):
         for line in text.split("\n"):  # not splitlines: it also breaks at \f or U+2028
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(obj, dict) and "source" in obj:
-                rows.append(_resolved(obj, folder))
+            row = _json_row(line)
+            if row is not None:
+                rows.append(_resolved(row, folder))
         return rows
     records = _csv_records(text)
     if not records or not _our_header(records[0]):
@@ -120,6 +117,16 @@ def read_results(path: str | Path) -> list[dict]:
             row = {k: _number(k, v) for k, v in zip(header, values, strict=True)}
             rows.append(_resolved(row, folder))
     return rows
+
+
+def _json_row(line: str) -> dict | None:
+    """The row on one line of a JSON Lines results file; None for any other line (one
+    cut short by an interruption, or not a row)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) and "source" in obj else None
 
 
 def _resolved(row: dict, folder: Path) -> dict:
@@ -216,22 +223,19 @@ def _add_columns(path: Path) -> bool:
     if len(header) >= len(COLUMNS) or header != COLUMNS[: len(header)]:
         return False  # ours already, or not one whose columns ours continue
     rows = _csv_records(path.read_text(encoding="utf-8-sig"))[1:]
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        out = csv.writer(f)
-        out.writerow(COLUMNS)
-        at, real_at = COLUMNS.index("path"), COLUMNS.index("real_path")
-        for row in rows:
-            if len(row) == len(header):
-                row += [""] * (len(COLUMNS) - len(header))
-                if at >= len(header):  # anchored now: its source as seen from this run
-                    row[at] = _path_column(row[0], path.parent)
-                if real_at >= len(header) and row[at]:
-                    row[real_at] = sheet_key(path.parent / row[at])
-                out.writerow(row)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    text = io.StringIO(newline="")
+    out = csv.writer(text)
+    out.writerow(COLUMNS)
+    at, real_at = COLUMNS.index("path"), COLUMNS.index("real_path")
+    for row in rows:
+        if len(row) == len(header):
+            row += [""] * (len(COLUMNS) - len(header))
+            if at >= len(header):  # anchored now: its source as seen from this run
+                row[at] = _path_column(row[0], path.parent)
+            if real_at >= len(header) and row[at]:
+                row[real_at] = sheet_key(path.parent / row[at])
+            out.writerow(row)
+    _replace(path, text.getvalue())
     return True
 
 
@@ -244,11 +248,8 @@ def _add_keys(path: Path) -> bool:
     lines = path.read_text(encoding="utf-8-sig").split("\n")
     changed = False
     for i, line in enumerate(lines):
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(row, dict) or "source" not in row or set(COLUMNS) <= row.keys():
+        row = _json_row(line)
+        if row is None or set(COLUMNS) <= row.keys():
             continue
         if "path" not in row:  # anchored now: its source as seen from this run
             row["path"] = _path_column(str(row["source"]), path.parent)
@@ -259,13 +260,19 @@ def _add_keys(path: Path) -> bool:
         changed = True
     if not changed:
         return False
+    _replace(path, "\n".join(lines))
+    return True
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` into a new file beside ``path`` that then replaces it, so that an
+    interruption leaves the old file or the new one."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    return True
 
 
 def _drop_cut_line(path: Path) -> None:
