@@ -105,6 +105,13 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "cells.onnx"
 # --- training -------------------------------------------------------------------------
 
 
+def _joined(parts: list[CellSet]) -> CellSet | None:
+    """The cell sets as one, the set itself when there is one, None when there is none."""
+    if len(parts) > 1:
+        return concat(parts)
+    return parts[0] if parts else None
+
+
 def _sampling_weights(data: CellSet, empty_ruins: float = 1.0) -> np.ndarray:
     """Oversample ruins cells (3x) and rare classes (up to 3x), as FIELD-NOTES suggests.
 
@@ -371,7 +378,13 @@ def main(argv: list[str] | None = None) -> None:
         default=0.0,
         help="cells made black and white, as a scanner app's black-and-white mode does",
     )
-    ap.add_argument("--first-seed", type=int, default=0, help="first training seed")
+    ap.add_argument(
+        "--first-seed",
+        type=int,
+        action="append",
+        help="first training seed (default 0); given again, the views and photos of each "
+        "range are rendered (or taken from the cache) and trained on together",
+    )
     ap.add_argument("--photo-sheets", type=int, default=800, help="photos read by the scanner")
     ap.add_argument(
         "--sparse-sheets", type=int, default=200, help="blank and part-played views (SPARSE_SEED..)"
@@ -420,20 +433,31 @@ def main(argv: list[str] | None = None) -> None:
         )
 
     t0 = time.perf_counter()
-    train_seeds = list(range(args.first_seed, args.first_seed + args.train_sheets))
-    photo_seeds = list(range(args.first_seed, args.first_seed + args.photo_sheets))
+    first_seeds = args.first_seed or [0]
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
-    views = photos = None
-    if args.train_sheets:
-        views = cached_set(
-            "train", train_seeds, args.workers, version=args.view_version, px=args.input_px
-        )
+    view_parts, photo_parts = [], []
+    for first in first_seeds:
+        if args.train_sheets:
+            seeds = list(range(first, first + args.train_sheets))
+            view_parts.append(
+                cached_set(
+                    "train", seeds, args.workers, version=args.view_version, px=args.input_px
+                )
+            )
+        if args.photo_sheets:
+            seeds = list(range(first, first + args.photo_sheets))
+            photo_parts.append(
+                cached_set("train", seeds, args.workers, source="photo", px=args.input_px)
+            )
     if args.sparse_sheets:
         sparse_seeds = list(range(args.sparse_seed, args.sparse_seed + args.sparse_sheets))
-        sparse = cached_set("train", sparse_seeds, args.workers, source="sparse", px=args.input_px)
-        views = concat([views, sparse]) if views is not None else sparse
-    if args.photo_sheets:
-        photos = cached_set("train", photo_seeds, args.workers, source="photo", px=args.input_px)
+        view_parts.append(
+            cached_set("train", sparse_seeds, args.workers, source="sparse", px=args.input_px)
+        )
+    # Each kind joined once (a single part is taken as it is, not copied).
+    views = _joined(view_parts)
+    photos = _joined(photo_parts)
+    del view_parts, photo_parts
     val = cached_set("val", val_seeds, args.workers, source=args.val_source, px=args.input_px)
     t_data = time.perf_counter() - t0
     # One joined copy serves the second phase and the counts (two were 6.4 GB more at
@@ -494,7 +518,7 @@ def main(argv: list[str] | None = None) -> None:
         "sparse_seed": args.sparse_seed,
         "empty_ruins": args.empty_ruins,
         "train_sheets_kept": len(data.style),
-        "first_seed": args.first_seed,
+        "first_seed": first_seeds[0] if len(first_seeds) == 1 else first_seeds,
         "validation_source": args.val_source,
         "validation_sheets_kept": len(val.style),
         "init": str(args.init) if args.init else None,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from models import train
+from models.cell_data import CellSet
 
 
 def test_a_folder_as_out_is_refused_at_once(tmp_path, capsys):
@@ -37,3 +39,30 @@ def test_sparse_views_start_at_sparse_seed_by_default_and_where_asked(monkeypatc
     """Runs on new --first-seed seeds used to reuse the same blank and part-played views."""
     assert _sparse_seeds_asked(monkeypatch, []) == [train.SPARSE_SEED + k for k in range(3)]
     assert _sparse_seeds_asked(monkeypatch, ["--sparse-seed", "610000"]) == [610000, 610001, 610002]
+
+
+def test_first_seed_given_twice_trains_on_both_ranges(monkeypatch):
+    """Two cached sets of training seeds can be trained on together (session 59's run)."""
+    asked = []
+
+    def fake(kind, seeds, workers, source="view", **kw):
+        if kind == "val":
+            raise _Stop(asked)
+        asked.append((source, list(seeds)))
+        return CellSet(np.zeros((0, 48, 48, 3), np.uint8), *(np.zeros(0, int),) * 3, [], [], [])
+
+    monkeypatch.setattr(train, "cached_set", fake)
+    args = ["--train-sheets", "2", "--photo-sheets", "1", "--sparse-sheets", "1"]
+    with pytest.raises(_Stop):
+        train.main(["--out", "x.onnx", *args, "--first-seed", "30000", "--first-seed", "40000"])
+    assert sorted(asked) == [
+        ("photo", [30000]),
+        ("photo", [40000]),
+        ("sparse", [train.SPARSE_SEED]),
+        ("view", [30000, 30001]),
+        ("view", [40000, 40001]),
+    ]
+    asked.clear()
+    with pytest.raises(_Stop):
+        train.main(["--out", "x.onnx", *args])
+    assert sorted(asked) == [("photo", [0]), ("sparse", [train.SPARSE_SEED]), ("view", [0, 1])]
