@@ -21,48 +21,46 @@ class _Stop(Exception):
     pass
 
 
-def _sparse_seeds_asked(monkeypatch, args: list[str]) -> list[int]:
-    """The seeds ``main`` asks ``cached_set`` for blank and part-played views (stopped there)."""
-
-    def fake(kind, seeds, workers, source="view", **kw):
-        if source == "sparse":
-            raise _Stop(list(seeds))
-        return None
-
-    monkeypatch.setattr(train, "cached_set", fake)
-    with pytest.raises(_Stop) as asked:
-        train.main(["--out", "x.onnx", "--train-sheets", "0", "--sparse-sheets", "3", *args])
-    return asked.value.args[0]
-
-
-def test_sparse_views_start_at_sparse_seed_by_default_and_where_asked(monkeypatch):
-    """Runs on new --first-seed seeds used to reuse the same blank and part-played views."""
-    assert _sparse_seeds_asked(monkeypatch, []) == [train.SPARSE_SEED + k for k in range(3)]
-    assert _sparse_seeds_asked(monkeypatch, ["--sparse-seed", "610000"]) == [610000, 610001, 610002]
-
-
-def test_first_seed_given_twice_trains_on_both_ranges(monkeypatch):
-    """Two cached sets of training seeds can be trained on together (session 59's run)."""
+def _sets_asked(monkeypatch, args: list[str]) -> list[tuple[str, list[int]]]:
+    """``(source, seeds)`` of every training set ``main`` asks ``cached_set`` for, sorted
+    (it is stopped when it asks for the validation set; each set it gets is empty)."""
     asked = []
 
     def fake(kind, seeds, workers, source="view", **kw):
         if kind == "val":
-            raise _Stop(asked)
+            raise _Stop
         asked.append((source, list(seeds)))
         return CellSet(np.zeros((0, 48, 48, 3), np.uint8), *(np.zeros(0, int),) * 3, [], [], [])
 
     monkeypatch.setattr(train, "cached_set", fake)
-    args = ["--train-sheets", "2", "--photo-sheets", "1", "--sparse-sheets", "1"]
     with pytest.raises(_Stop):
-        train.main(["--out", "x.onnx", *args, "--first-seed", "30000", "--first-seed", "40000"])
-    assert sorted(asked) == [
+        train.main(["--out", "x.onnx", *args])
+    return sorted(asked)
+
+
+def test_sparse_views_start_at_sparse_seed_by_default_and_where_asked(monkeypatch):
+    """Runs on new --first-seed seeds used to reuse the same blank and part-played views."""
+
+    def sparse_seeds(args: list[str]) -> list[list[int]]:
+        asked = _sets_asked(monkeypatch, ["--train-sheets", "0", "--sparse-sheets", "3", *args])
+        return [seeds for source, seeds in asked if source == "sparse"]
+
+    assert sparse_seeds([]) == [[train.SPARSE_SEED + k for k in range(3)]]
+    assert sparse_seeds(["--sparse-seed", "610000"]) == [[610000, 610001, 610002]]
+
+
+def test_first_seed_given_twice_trains_on_both_ranges(monkeypatch):
+    """Two cached sets of training seeds can be trained on together (session 59's run)."""
+    args = ["--train-sheets", "2", "--photo-sheets", "1", "--sparse-sheets", "1"]
+    assert _sets_asked(monkeypatch, [*args, "--first-seed", "30000", "--first-seed", "40000"]) == [
         ("photo", [30000]),
         ("photo", [40000]),
         ("sparse", [train.SPARSE_SEED]),
         ("view", [30000, 30001]),
         ("view", [40000, 40001]),
     ]
-    asked.clear()
-    with pytest.raises(_Stop):
-        train.main(["--out", "x.onnx", *args])
-    assert sorted(asked) == [("photo", [0]), ("sparse", [train.SPARSE_SEED]), ("view", [0, 1])]
+    assert _sets_asked(monkeypatch, args) == [
+        ("photo", [0]),
+        ("sparse", [train.SPARSE_SEED]),
+        ("view", [0, 1]),
+    ]
