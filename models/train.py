@@ -96,6 +96,7 @@ from models.cell_data import (
     concat,
     synth_version,
 )
+from models.synth.draw import STYLES
 from scanner.normalize import CLASSES, INPUT_PX, model_image, to_tensor
 from scoring.layouts import LAYOUTS, SIZE
 
@@ -112,18 +113,24 @@ def _joined(parts: list[CellSet]) -> CellSet | None:
     return parts[0] if parts else None
 
 
-def _sampling_weights(data: CellSet, empty_ruins: float = 1.0) -> np.ndarray:
+def _sampling_weights(
+    data: CellSet, empty_ruins: float = 1.0, style_weights: dict[str, float] | None = None
+) -> np.ndarray:
     """Oversample ruins cells (3x) and rare classes (up to 3x), as FIELD-NOTES suggests.
 
     ``empty_ruins`` multiplies once more the weight of ruins spaces left empty: the bare
     printed icon is rare on finished sheets (about 7 % of their ruins spaces) and the
-    thing real photos' ruins are most often misread on.
+    thing real photos' ruins are most often misread on. ``style_weights`` multiplies the
+    weight of every cell drawn in a style (e.g. ``{"graphite": 2.0}``; others keep 1).
     """
     counts = np.bincount(data.labels, minlength=len(CLASSES)).astype(np.float64)
     per_class = np.clip((counts.max() / np.maximum(counts, 1)) ** 0.5, 1, 3)
     on_ruins = data.ruins[:, 0] > 0
     w = per_class[data.labels] * np.where(on_ruins, 3.0, 1.0)
     w *= np.where(on_ruins & (data.labels == CLASSES.index(".")), empty_ruins, 1.0)
+    if style_weights:
+        per_sheet = np.array([style_weights.get(s, 1.0) for s in data.style], np.float64)
+        w *= per_sheet[data.sheet]
     return w / w.sum()
 
 
@@ -147,6 +154,7 @@ def train(
     label_smoothing: float = 0.02,
     layers: tuple | None = None,
     empty_ruins: float = 1.0,
+    style_weights: dict[str, float] | None = None,
 ):
     """Train a :class:`models.net.CellNet` for ``steps`` batches (one-cycle schedule).
 
@@ -160,7 +168,7 @@ def train(
     ``layers`` are the net's (defaults :data:`models.net.POOL`, :data:`models.net.LAYERS`).
     ``label_smoothing`` moves that share of each target's weight evenly onto all classes
     (torch's ``CrossEntropyLoss``), so the model is rarely near-certain, wrong readings
-    included. ``empty_ruins`` is :func:`_sampling_weights`'s.
+    included. ``empty_ruins`` and ``style_weights`` are :func:`_sampling_weights`'s.
     """
     import torch
     from torch import nn
@@ -184,7 +192,7 @@ def train(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
-    weights = _sampling_weights(data, empty_ruins)
+    weights = _sampling_weights(data, empty_ruins, style_weights)
     val_x = torch.from_numpy(to_tensor(val.images))
     val_r = torch.from_numpy(val.ruins)
     checkpoints = {round(steps * (k + 1) / evals) for k in range(evals)}
@@ -349,6 +357,20 @@ def evaluate_onnx(path: Path, val: CellSet) -> dict:
     }
 
 
+def _style_weight(text: str) -> tuple[str, float]:
+    """``--style-weight``'s ``STYLE=W``: a drawing style and a positive weight."""
+    style, _, weight = text.partition("=")
+    if style not in STYLES:
+        raise argparse.ArgumentTypeError(f"{style!r} is not a style ({', '.join(STYLES)})")
+    try:
+        w = float(weight)
+    except ValueError:
+        w = 0.0
+    if not w > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the weight after '=' must be a number > 0")
+    return style, w
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sheets", type=int, default=1000, help="canonical views")
@@ -411,6 +433,14 @@ def main(argv: list[str] | None = None) -> None:
         default=1.0,
         help="sample ruins spaces left empty this many times more often",
     )
+    ap.add_argument(
+        "--style-weight",
+        type=_style_weight,
+        action="append",
+        metavar="STYLE=W",
+        help="sample the cells drawn in STYLE W times as often (repeatable; "
+        f"styles: {', '.join(STYLES)})",
+    )
     ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
     ap.add_argument(
         "--width", type=float, default=1.0, help="channels of every conv times this (models.net)"
@@ -427,6 +457,7 @@ def main(argv: list[str] | None = None) -> None:
         help="side of the model's input image: the 96 px crops shrunk to this",
     )
     args = ap.parse_args(argv)
+    args.style_weight = dict(args.style_weight or [])
     if args.out.suffix != ".onnx":  # found out only at export, after the whole training
         ap.error(
             f"--out {args.out}: name the .onnx file to write (a folder or another suffix won't do)"
@@ -498,6 +529,7 @@ def main(argv: list[str] | None = None) -> None:
             label_smoothing=args.label_smoothing,
             layers=layers,
             empty_ruins=args.empty_ruins,
+            style_weights=args.style_weight,
         )
         state = model.state_dict()
 
@@ -517,6 +549,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_sparse_sheets": args.sparse_sheets,
         "sparse_seed": args.sparse_seed,
         "empty_ruins": args.empty_ruins,
+        "style_weights": args.style_weight or None,
         "train_sheets_kept": len(data.style),
         "first_seed": first_seeds[0] if len(first_seeds) == 1 else first_seeds,
         "validation_source": args.val_source,

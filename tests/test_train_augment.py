@@ -1,11 +1,14 @@
 """Training augmentations (models.augment): shapes, and that each does what it says."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from models.augment import _hard_shadows, _ink_habits, _thresholded, _warp, augment
 from models.cell_data import CellSet
 from models.train import _sampling_weights
+from models.train import main as train_main
 from scanner.normalize import CLASSES, INPUT_PX, PAPER_LEVEL
 
 
@@ -127,3 +130,24 @@ def test_the_threshold_share_is_the_share_of_black_and_white_crops():
 
     assert black_and_white(plain).sum() == 0
     assert 70 <= black_and_white(some).sum() <= 130
+
+
+def test_style_weight_raises_only_the_named_styles_cells():
+    forest = CLASSES.index("T")
+    data = _labelled([forest, forest, forest], [0, 0, 0])
+    data = replace(
+        data, sheet=np.array([0, 1, 2], np.int32), style=["graphite", "minimal", "ballpoint"]
+    )
+    plain = _sampling_weights(data)
+    more = _sampling_weights(data, style_weights={"graphite": 2.0, "minimal": 3.0})
+    assert more.sum() == pytest.approx(1.0)
+    assert plain[0] == pytest.approx(plain[2])
+    assert more[0] / more[2] == pytest.approx(2.0)
+    assert more[1] / more[2] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("bad", ["pastel=2", "graphite=0", "graphite=-1", "graphite", "graphite=x"])
+def test_style_weight_option_refuses_unknown_styles_and_weights(bad, capsys):
+    with pytest.raises(SystemExit):
+        train_main(["--style-weight", bad, "--out", "x.onnx"])
+    assert "--style-weight" in capsys.readouterr().err
