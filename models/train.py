@@ -45,7 +45,8 @@ with the previous step counts (2200 + 1800) validated at 95.7 % of cells against
 without them; with 3300 + 2700 steps it validates at 96.3 %. ``--empty-ruins K`` (1 by
 default) samples ruins spaces left empty K times more often (:func:`_sampling_weights`);
 the committed model's two runs used 4 (with 800 sparse sheets) and 8 (with 200),
-docs/figures.md session 21.
+docs/figures.md session 21. ``--style-weight STYLE=W`` samples one drawing style's cells W
+times as often (session 60's graphite and minimal x2 was not kept).
 
 ``--augment-extra`` (0 by default) adds a small turn and scale, fainter ink, thicker or
 thinner strokes and JPEG blocks to a share of the cells; ``--shadow-share`` (0) crosses a
