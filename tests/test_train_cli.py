@@ -17,6 +17,14 @@ def test_a_folder_as_out_is_refused_at_once(tmp_path, capsys):
     assert "name the .onnx file to write" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("bad", ["pastel=2", "graphite=0", "graphite=-1", "graphite", "graphite=x"])
+def test_style_weight_option_refuses_unknown_styles_and_weights(bad, capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--style-weight", bad, "--out", "x.onnx"])
+    assert stop.value.code == 2
+    assert "--style-weight" in capsys.readouterr().err
+
+
 class _Stop(Exception):
     pass
 
