@@ -597,8 +597,13 @@ def draw_game(
     style: Style,
     written: dict,
     rng: np.random.Generator,
+    monster_style: Style | None = None,
 ) -> np.ndarray:
-    """Draw ``game`` onto the printed sheet ``img`` (not modified); returns the drawn sheet."""
+    """Draw ``game`` onto the printed sheet ``img`` (not modified); returns the drawn sheet.
+
+    ``monster_style``: the hand that draws the monster shapes and their outlines, when it
+    is not the owner's (in a game of several players a neighbour draws them).
+    """
     fill = cv.blank(3)  # hatching
     ink = cv.blank(3)  # icons, outlines, coins, numbers
     layout = game.layout
@@ -616,24 +621,24 @@ def draw_game(
             t = grid[r][c]
             if t not in ICONS:
                 continue
-            dark = _darkness(style.colours[t])
-            if style.hatch:
+            hand = monster_style if monster_style is not None and t == MONSTER else style
+            dark = _darkness(hand.colours[t])
+            if hand.hatch:
                 turn = shape_turn.get((r, c), 0.0)
                 pressure = shape_pressure.get((r, c), 0.7) * rng.uniform(0.9, 1.1)
-                _fill_cell(fill, cv, style, rng, (r, c), dark, turn, pressure)
-            if style.icons:
-                lines = [p + (c, r) for p in icon_lines(rng, style, t, (r, c) in layout.ruins)]
-                icon_dark = dark if not style.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
-                icon_dark = tuple(min(255, int(v * style.faint)) for v in icon_dark)
-                if style.filled and t in (FOREST, VILLAGE):
-                    _fill_closed(ink, cv, lines, icon_dark, style.filled * rng.uniform(0.8, 1.1))
-                _strokes(
-                    ink, cv, lines, icon_dark, style.width * rng.uniform(0.85, 1.15), style, rng
-                )
+                _fill_cell(fill, cv, hand, rng, (r, c), dark, turn, pressure)
+            if hand.icons:
+                lines = [p + (c, r) for p in icon_lines(rng, hand, t, (r, c) in layout.ruins)]
+                icon_dark = dark if not hand.hatch else tuple(min(255, int(v * 1.2)) for v in dark)
+                icon_dark = tuple(min(255, int(v * hand.faint)) for v in icon_dark)
+                if hand.filled and t in (FOREST, VILLAGE):
+                    _fill_closed(ink, cv, lines, icon_dark, hand.filled * rng.uniform(0.8, 1.1))
+                _strokes(ink, cv, lines, icon_dark, hand.width * rng.uniform(0.85, 1.15), hand, rng)
     for pl in game.placements:
-        if rng.random() < style.outline:
-            colour = style.pen if style.name != "pencil-hatch" else style.colours[pl.terrain]
-            _outline(ink, cv, pl.cells, _darkness(colour), style, rng)
+        hand = monster_style if monster_style is not None and pl.terrain == MONSTER else style
+        if rng.random() < hand.outline:
+            colour = hand.pen if hand.name != "pencil-hatch" else hand.colours[pl.terrain]
+            _outline(ink, cv, pl.cells, _darkness(colour), hand, rng)
     _smudges(fill, ink, cv, grid, style, rng)
     _coin_marks(ink, cv, pr, game.coins, style, rng)
     _numbers(ink, cv, pr, written, style, rng)

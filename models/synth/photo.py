@@ -178,13 +178,16 @@ def _camera(rng, size, tilt: float, rot: float, fill, upright: bool = False) -> 
     return cv2.getPerspectiveTransform(corners.astype(np.float32), dst.astype(np.float32))
 
 
-def render_photo(seed: int, difficulty: str) -> tuple[np.ndarray, dict, Shot]:
-    """The photo before JPEG compression, its truth, and the shot settings."""
+def render_photo(
+    seed: int, difficulty: str, neighbour_monsters: float = 0.0
+) -> tuple[np.ndarray, dict, Shot]:
+    """The photo before JPEG compression, its truth, and the shot settings
+    (``neighbour_monsters``: :func:`models.synth.sheet.render_sheet`'s)."""
     difficulty = check_difficulty(difficulty)
     rng = rng_for(seed, difficulty, "photo")
     shot = random_shot(rng, difficulty)
     ppc = float(np.clip(sheet_scale(shot) * shot.softness, 16, MAX_RENDER_PPC))
-    sheet = render_sheet(rng, ppc)
+    sheet = render_sheet(rng, ppc, neighbour_monsters=neighbour_monsters)
     img = photograph(sheet.bgr, sheet.alpha, sheet.canvas, shot, rng, difficulty)
     truth = ground_truth(seed, difficulty, sheet, shot)
     return img, truth, shot
@@ -262,6 +265,8 @@ def ground_truth(seed: int, difficulty: str, sheet: FlatSheet, shot: Shot) -> di
         "seed": int(seed),
         "difficulty": difficulty,
         "style": sheet.style.name,
+        "monster_style": (sheet.monster_style or sheet.style).name,
+        "monsters_by": "owner" if sheet.monster_style is None else "neighbour",
         "side": game.side,
         "grid": list(game.grid),
         "season_grids": [list(s) for s in game.season_grids],
@@ -276,9 +281,14 @@ def ground_truth(seed: int, difficulty: str, sheet: FlatSheet, shot: Shot) -> di
     }
 
 
-def make_photo(seed: int, difficulty: str = "normal") -> tuple[np.ndarray, dict]:
-    """A BGR uint8 photo as the phone shows it (EXIF already applied) and its truth dict."""
-    img, truth, shot = render_photo(seed, difficulty)
+def make_photo(
+    seed: int, difficulty: str = "normal", neighbour_monsters: float = 0.0
+) -> tuple[np.ndarray, dict]:
+    """A BGR uint8 photo as the phone shows it (EXIF already applied) and its truth dict.
+
+    ``neighbour_monsters``: the chance that a neighbour drew the monsters
+    (:func:`models.synth.sheet.render_sheet`; 0 by default)."""
+    img, truth, shot = render_photo(seed, difficulty, neighbour_monsters)
     out, _ = scene.jpeg_roundtrip(img, shot.jpeg)
     return out, truth
 
@@ -312,14 +322,20 @@ def exif_jpeg(img: np.ndarray, quality: int, orientation: int) -> bytes:
 
 
 def write_sample(
-    path: str | Path, seed: int, difficulty: str = "normal", *, quality: int | None = None
+    path: str | Path,
+    seed: int,
+    difficulty: str = "normal",
+    *,
+    quality: int | None = None,
+    neighbour_monsters: float = 0.0,
 ) -> dict:
     """Write ``path`` (a .jpg) and ``path`` with suffix .json; returns the truth.
 
-    ``quality`` overrides the JPEG quality the seed would pick (e.g. small sample files).
+    ``quality`` overrides the JPEG quality the seed would pick (e.g. small sample files);
+    ``neighbour_monsters`` is :func:`make_photo`'s.
     """
     path = Path(path)
-    img, truth, shot = render_photo(seed, difficulty)
+    img, truth, shot = render_photo(seed, difficulty, neighbour_monsters)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(exif_jpeg(img, quality or shot.jpeg, shot.exif))
     path.with_suffix(".json").write_text(json.dumps(truth, separators=(",", ":")) + "\n")

@@ -25,6 +25,7 @@ class FlatSheet:
     game: Game
     style: Style
     written: dict
+    monster_style: Style | None = None  # a neighbour's hand drew the monsters
 
 
 def stopped_game(game: Game, played: int) -> Game:
@@ -53,6 +54,7 @@ def render_sheet(
     side: str | None = None,
     style: str | None = None,
     played: int = 4,
+    neighbour_monsters: float = 0.0,
 ) -> FlatSheet:
     """Simulate a game and draw it on a fresh printing at ``ppc`` pixels per cell.
 
@@ -61,7 +63,14 @@ def render_sheet(
     seed as they were. ``played`` below 4 draws the sheet as it stood after that many
     seasons (0: blank), with only those seasons' numbers written; ``rng`` still plays the
     whole game, so the printing and camera stay the seed's.
+
+    ``neighbour_monsters``: the chance that the sheet comes from a game of several
+    players, where each ambush card passes every map to a neighbour, who draws the
+    monster shape on it in their own hand (:func:`neighbour_hand`). 0, the default,
+    draws every sheet as a solo player's, as synthesis 29 does.
     """
+    if not 0.0 <= neighbour_monsters <= 1.0:
+        raise ValueError(f"neighbour_monsters must be in 0..1, got {neighbour_monsters}")
     side = side or ("A" if rng.random() < 0.5 else "B")
     game = stopped_game(simulate_game(rng, side), played)
     st = random_style(rng, style)
@@ -72,5 +81,22 @@ def render_sheet(
     art = np.random.default_rng(int(rng.integers(2**63)))
     bgr, alpha, cv, pr = render_template(side, ppc, rng, ruins_rng=art)
     st = add_habits(st, art)
-    drawn = draw_game(bgr, cv, pr, game, st, written, art)
-    return FlatSheet(drawn, alpha, cv, pr, game, st, written)
+    neighbour = neighbour_hand(art, neighbour_monsters)
+    drawn = draw_game(bgr, cv, pr, game, st, written, art, monster_style=neighbour)
+    return FlatSheet(drawn, alpha, cv, pr, game, st, written, monster_style=neighbour)
+
+
+def neighbour_hand(art: np.random.Generator, chance: float) -> Style | None:
+    """With probability ``chance``, another player's drawing habits, else None.
+
+    Drawn from a generator spawned off ``art``'s seed, which leaves ``art``'s own draws
+    as they were: with ``chance`` 0 a seed's sheet is drawn exactly as before, and with
+    any chance the owner's habits and everything drawn before the first monster stay the
+    seed's.
+    """
+    if chance <= 0.0:
+        return None
+    hands = np.random.default_rng(art.bit_generator.seed_seq.spawn(1)[0])
+    if hands.random() >= chance:
+        return None
+    return add_habits(random_style(hands), hands)

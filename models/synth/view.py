@@ -43,10 +43,13 @@ def residual_homography(rng: np.random.Generator, level: float) -> np.ndarray:
     return to_view @ back_c @ persp @ shift_c @ m
 
 
-def make_view(seed: int, difficulty: str = "normal", played: int = 4) -> tuple[np.ndarray, dict]:
+def make_view(
+    seed: int, difficulty: str = "normal", played: int = 4, neighbour_monsters: float = 0.0
+) -> tuple[np.ndarray, dict]:
     """The canonical rectified view (``scanner.geometry.canonical_size()``) and its truth.
 
-    ``played``: seasons drawn (4, a finished game, by default; 0 a blank sheet); see
+    ``played``: seasons drawn (4, a finished game, by default; 0 a blank sheet);
+    ``neighbour_monsters``: the chance that a neighbour drew the monsters; see
     :func:`models.synth.sheet.render_sheet`.
 
     Truth coordinates (``grid_corners``, ``lattice``) are in view pixels, in the
@@ -61,7 +64,7 @@ def make_view(seed: int, difficulty: str = "normal", played: int = 4) -> tuple[n
     curl = random_curl(rng, rng.uniform(0, 0.05 * level))
     soft = rng.uniform(0.55, 1.25) if difficulty != "clean" else rng.uniform(0.9, 1.3)
     ppc = g.CANON_PX_PER_CELL * soft
-    sheet = render_sheet(rng, ppc, played=played)
+    sheet = render_sheet(rng, ppc, played=played, neighbour_monsters=neighbour_monsters)
     bg = scene.table(rng, (w, h))
     img, alpha = warp_sheet(sheet.bgr, sheet.alpha, sheet.canvas, hom, curl, bg)
     hard = difficulty == "hard"
