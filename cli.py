@@ -739,10 +739,19 @@ def synth(
         "mixed", "--difficulty", metavar="LEVEL", help="clean, normal, hard or mixed."
     ),
     cells: bool = _flag("--cells", "Write each sheet's cell crops and labels instead of photos."),
+    neighbour_monsters: float = typer.Option(
+        0.0,
+        "--neighbour-monsters",
+        metavar="SHARE",
+        help="Share of sheets from games of several players: their monsters drawn in a "
+        "neighbour's hand.",
+    ),
 ) -> None:
     """Render synthetic photos of filled-in sheets (training and test data)."""
     if difficulty not in ("clean", "normal", "hard", "mixed"):
         raise _usage(f"--difficulty takes clean, normal, hard or mixed; got {difficulty!r}")
+    if not 0.0 <= neighbour_monsters <= 1.0:
+        raise _usage(f"--neighbour-monsters takes a share from 0 to 1, got {neighbour_monsters}")
     for option, value in (("--n", n), ("--seed", seed)):
         if value < 0:
             raise _usage(f"{option} takes 0 or more, got {value}")
@@ -758,7 +767,14 @@ def synth(
         _err(f"error: synthesis not available ({one_line(err)})")
         raise typer.Exit(EXIT_FAILED) from None
     try:
-        run_synth(out, n=n, seed=seed, difficulty=difficulty, cells=cells)
+        run_synth(
+            out,
+            n=n,
+            seed=seed,
+            difficulty=difficulty,
+            cells=cells,
+            neighbour_monsters=neighbour_monsters,
+        )
     except OSError as err:  # a full disk, the folder taken away
         _err(f"error: {out}: cannot write: {one_line(err)}")
         raise typer.Exit(EXIT_FAILED) from None

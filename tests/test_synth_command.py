@@ -100,6 +100,10 @@ def test_a_second_run_into_a_folder_keeps_the_first_runs_files_in_its_index(tmp_
         (["--n", "-1"], "error: --n takes 0 or more, got -1"),
         (["--seed", "-1"], "error: --seed takes 0 or more, got -1"),
         (["--difficulty", "medium"], "error: --difficulty takes clean, normal, hard or mixed"),
+        (
+            ["--neighbour-monsters", "1.5"],
+            "error: --neighbour-monsters takes a share from 0 to 1, got 1.5",
+        ),
     ],
 )
 def test_bad_synth_options_are_one_line_and_exit_2(tmp_path, args, says):
@@ -108,6 +112,28 @@ def test_bad_synth_options_are_one_line_and_exit_2(tmp_path, args, says):
     res = run("synth", "--out", str(tmp_path / "out"), *args)
     assert res.exit_code == 2 and res.stderr.startswith(says)
     assert len(res.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_synth_can_render_games_of_several_players_whose_neighbours_drew_the_monsters(tmp_path):
+    from tests.cli_fixtures import run
+
+    for share, hand in (("0", "owner"), ("1", "neighbour")):
+        out = tmp_path / share
+        res = run("synth", "--out", str(out), "--n", "2", "--seed", "40", "--cells",
+                  "--neighbour-monsters", share)  # fmt: skip
+        assert res.exit_code == 0, res.stderr
+        index = json.loads((out / "index.json").read_text())
+        assert [item["monsters_by"] for item in index] == [hand, hand]
+    # The games are the same; the monsters are drawn otherwise.
+    with_monsters = 0
+    for seed in (40, 41):
+        alone, passed = (np.load(tmp_path / s / f"cells-{seed}.npz") for s in ("0", "1"))
+        assert np.array_equal(alone["labels"], passed["labels"])
+        monsters = alone["labels"] == "M"
+        if monsters.any():
+            with_monsters += 1
+            assert not np.array_equal(alone["crops"][monsters], passed["crops"][monsters])
+    assert with_monsters
 
 
 def test_synth_into_a_file_or_an_impossible_folder_is_one_line(tmp_path):

@@ -25,8 +25,17 @@ def difficulty_of(seed: int, difficulty: str) -> str:
     return DIFFICULTIES[int(np.searchsorted(edges, u, side="right"))]
 
 
-def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False) -> None:
-    """Render ``n`` items with seeds ``seed .. seed + n - 1`` into ``out``.
+def run_synth(
+    out: Path,
+    n: int,
+    seed: int,
+    difficulty: str,
+    cells: bool = False,
+    neighbour_monsters: float = 0.0,
+) -> None:
+    """Render ``n`` items with seeds ``seed .. seed + n - 1`` into ``out``
+    (``neighbour_monsters``: the share of sheets whose monsters a neighbour drew,
+    :func:`models.synth.sheet.render_sheet`).
 
     Photo mode writes ``photo-<seed>.jpg`` and ``photo-<seed>.json`` (truth).
     Cell mode writes ``cells-<seed>.npz`` per sheet: ``crops`` (121, S, S, 3) uint8 cut
@@ -45,7 +54,7 @@ def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False
         s = seed + i
         diff = difficulty_of(s, difficulty)
         if cells:
-            view, truth = make_view(s, diff)
+            view, truth = make_view(s, diff, neighbour_monsters=neighbour_monsters)
             crops = cut_cells(view)
             layout = LAYOUTS[truth["side"]]
             labels = np.array([ch for row in truth["grid"] for ch in row])
@@ -62,7 +71,7 @@ def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False
             )
         else:
             name = f"photo-{s}.jpg"
-            truth = write_sample(out / name, s, diff)
+            truth = write_sample(out / name, s, diff, neighbour_monsters=neighbour_monsters)
         index.append(
             {
                 "file": name,
@@ -70,6 +79,7 @@ def run_synth(out: Path, n: int, seed: int, difficulty: str, cells: bool = False
                 "difficulty": diff,
                 "side": truth["side"],
                 "style": truth["style"],
+                "monsters_by": truth["monsters_by"],
             }
         )
     listed = {item["file"] for item in index}
