@@ -2,7 +2,7 @@
 
 ``python benchmarks/measure_cells.py [--sheets 300] [--mode photo|view] [--workers 2]
 [--model PATH [--model PATH ...]] [--no-consistency] [--difficulty normal hard]
-[--scan-cache DIR]``
+[--scan-cache DIR] [--neighbour-monsters SHARE]``
 (``--difficulty``: only the sheets of these difficulties, the same seeds as in a full run;
 ``--model``: read with another ONNX model than the committed one; given several times,
 every model reads the very same scans and gets its own table; ``--no-consistency``:
@@ -19,6 +19,11 @@ steps of ``scanner.classify`` (``consistency``, ``second-look``, ``neighbours``,
 of outlined shapes, ``context``: the sheet-context model, ``farm-water``: the review of
 cells read as farm that may be water; repeatable,
 e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same scans)
+
+``--neighbour-monsters SHARE`` renders that share of the sheets as from a game of several
+players, the monsters drawn in a neighbour's hand (``models.synth``'s
+``neighbour_monsters``; 0 by default, every sheet a solo player's), and adds lines by who
+drew the monsters and how many monster cells were misread.
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
@@ -64,8 +69,11 @@ def _total(grid, side: str, cards: dict, coins: int) -> int:
     return score_game([Map(tuple(grid), LAYOUTS[side])], cards, coins).total
 
 
-def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
-    """``(scan, view, truth, scan_seconds)`` for one seed, from ``cache`` when it is there."""
+def _render_and_scan(
+    seed: int, difficulty: str, mode: str, cache: str | None, neighbour: float = 0.0
+):
+    """``(scan, view, truth, scan_seconds)`` for one seed, from ``cache`` when it is there
+    (``neighbour``: the share of sheets whose monsters a neighbour drew)."""
     from benchmarks.rendered import kept_in
     from models import synth
 
@@ -74,16 +82,17 @@ def _render_and_scan(seed: int, difficulty: str, mode: str, cache: str | None):
         if mode == "photo":
             from scanner.pipeline import scan_photo
 
-            photo, truth = synth.make_photo(seed, difficulty)
+            photo, truth = synth.make_photo(seed, difficulty, neighbour_monsters=neighbour)
             t0 = time.perf_counter()
             scan = scan_photo(photo)
             scan_seconds = time.perf_counter() - t0
         else:
-            view, truth = synth.make_view(seed, difficulty)
+            view, truth = synth.make_view(seed, difficulty, neighbour_monsters=neighbour)
             scan_seconds = 0.0
         return scan, view, truth, scan_seconds
 
-    path = Path(cache) / f"{mode}-{difficulty}-{seed}.pkl" if cache else None
+    name = f"{mode}-{difficulty}-{seed}" + (f"-nb{neighbour:g}" if neighbour else "")
+    path = Path(cache) / f"{name}.pkl" if cache else None
     return kept_in(path, render_and_scan)
 
 
@@ -151,7 +160,7 @@ def use_model(spec: str | None, mirror: bool = False) -> None:
 
 
 def measure_one(
-    job: tuple[int, str, str, bool, list[str | None], str | None],
+    job: tuple[int, str, str, bool, list[str | None], str | None, float],
 ) -> list[dict]:
     """Render one sheet and read it with each model; per model, what was right and flagged.
 
@@ -161,9 +170,9 @@ def measure_one(
 
     cv2.setNumThreads(1)
 
-    seed, difficulty, mode, mirror, models, cache = job
+    seed, difficulty, mode, mirror, models, cache, neighbour = job
     try:
-        scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache)
+        scan, view, truth, scan_seconds = _render_and_scan(seed, difficulty, mode, cache, neighbour)
         if not models:  # --scan-only
             return []
     except Exception as e:  # a failed read is a measured outcome
@@ -236,8 +245,15 @@ def _read(seed, difficulty, model, scan, view, truth, scan_seconds) -> dict:
         if coins_read is not None
         else exact
     )
+    monsters = [(r, c) for r in range(11) for c in range(11) if true_grid[r][c] == "M"]
     out.update(
         style=str(truth.get("style", "?")),
+        monsters_by=truth.get("monsters_by", "owner"),
+        monster_cells=len(monsters),
+        monster_cells_misread=sum(1 for rc in monsters if rc in bad),
+        monster_cells_misread_flagged=sum(
+            1 for rc in monsters if rc in bad and space_name(rc) in flagged
+        ),
         wrong=wrong,
         misread=misread,
         flagged=sorted(flagged),
@@ -303,6 +319,13 @@ def main() -> None:
         "--no-consistency", action="store_true", help="classify_cells without sheet consistency"
     )
     ap.add_argument(
+        "--neighbour-monsters",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of sheets whose monsters a neighbour drew (a game of several players)",
+    )
+    ap.add_argument(
         "--difficulty",
         nargs="+",
         choices=DIFFICULTIES,
@@ -310,6 +333,8 @@ def main() -> None:
         help="only these difficulties' sheets (each seed keeps its difficulty)",
     )
     args = ap.parse_args()
+    if not 0.0 <= args.neighbour_monsters <= 1.0:
+        ap.error(f"--neighbour-monsters {args.neighbour_monsters}: a share from 0 to 1")
     mode = args.mode
     if mode is None:
         try:
@@ -330,7 +355,7 @@ def main() -> None:
         models = [f"{m or resolve_spec(str(MODEL_PATH))}!consistency" for m in models]
     cache = str(args.scan_cache) if args.scan_cache else None
     jobs = [
-        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, cache)
+        (s, DIFFICULTIES[i % 3], mode, args.mirror, models, cache, args.neighbour_monsters)
         for i, s in enumerate(seeds)
         if DIFFICULTIES[i % 3] in args.difficulty
     ]
@@ -375,6 +400,10 @@ def _report(rows: list[dict], mode: str, args, seeds: range, elapsed: float) -> 
         groups[f"style={r['style']}"].append(r)
     for r in rows:
         groups[f"{r['difficulty'][:4]}/{r['style']}"].append(r)
+    if args.neighbour_monsters:
+        for r in rows:
+            if "failed" not in r:
+                groups[f"monsters={r['monsters_by']}"].append(r)
     for name in sorted(groups, key=lambda k: (not k.startswith("diff"), k)):
         print(_line(name, summarise(groups[name])))
     for diff in DIFFICULTIES:
@@ -382,6 +411,16 @@ def _report(rows: list[dict], mode: str, args, seeds: range, elapsed: float) -> 
         if pairs:
             common = ", ".join(f"{m} {n}" for m, n in pairs.most_common(8))
             print(f"most misread ({diff}, truth>read): {common}")
+    for hand in ("owner", "neighbour"):
+        mine = [r for r in rows if r.get("monsters_by") == hand]
+        if mine:
+            cells = sum(r["monster_cells"] for r in mine)
+            misread = sum(r["monster_cells_misread"] for r in mine)
+            listed = sum(r["monster_cells_misread_flagged"] for r in mine)
+            print(
+                f"monster cells drawn by the {hand}: {cells}, misread {misread}"
+                f" ({listed} of them flagged)"
+            )
     failures = [r for r in rows if "failed" in r]
     for r in failures[:10]:
         print(f"failed seed {r['seed']} ({r['difficulty']}): {r['failed']}")
