@@ -55,7 +55,11 @@ def played_for(seed: int) -> int:
 
 
 def render_sheet(
-    seed: int, difficulty: str | None = None, source: str = "view", px: int = INPUT_PX
+    seed: int,
+    difficulty: str | None = None,
+    source: str = "view",
+    px: int = INPUT_PX,
+    neighbour: float = 0.0,
 ) -> dict | None:
     """One rendered sheet -> balanced crops, labels and its style (runs in workers).
 
@@ -65,7 +69,8 @@ def render_sheet(
     lattice is off the true one by more than a quarter cell, or whose side was misread,
     is skipped (None) rather than mislabelled. ``source="sparse"``: a canonical view of a
     blank or part-played sheet (:func:`played_for`), so empty cells and empty ruins are
-    seen in numbers.
+    seen in numbers. ``neighbour``: the share of sheets whose monsters a neighbour drew
+    (``models.synth``'s ``neighbour_monsters``).
     """
     from models import synth
 
@@ -75,7 +80,7 @@ def render_sheet(
         from scanner.errors import SheetNotFound
         from scanner.pipeline import scan_photo
 
-        photo, truth = synth.make_photo(seed, difficulty)
+        photo, truth = synth.make_photo(seed, difficulty, neighbour_monsters=neighbour)
         try:
             scan = scan_photo(photo)
         except SheetNotFound:
@@ -87,9 +92,11 @@ def render_sheet(
             return None
         view = scan.view
     elif source == "sparse":
-        view, truth = synth.make_view(seed, difficulty, played=played_for(seed))
+        view, truth = synth.make_view(
+            seed, difficulty, played=played_for(seed), neighbour_monsters=neighbour
+        )
     else:
-        view, truth = synth.make_view(seed, difficulty)
+        view, truth = synth.make_view(seed, difficulty, neighbour_monsters=neighbour)
     layout = LAYOUTS[truth["side"]]
     grid = truth["grid"]
     labels = np.array([CLASSES.index(grid[r][c]) for r in range(SIZE) for c in range(SIZE)])
@@ -109,8 +116,10 @@ def build_set(
     difficulty: str | None = None,
     source: str = "view",
     px: int = INPUT_PX,
+    neighbour: float = 0.0,
 ) -> CellSet:
-    """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`."""
+    """Render ``seeds`` (in parallel when ``workers > 1``) into one :class:`CellSet`
+    (``neighbour``: :func:`render_sheet`'s)."""
     n = len(seeds)
     if workers > 1:
         # Workers from a fresh process, never forked from this one: once this process has
@@ -119,10 +128,18 @@ def build_set(
         fresh = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(fresh)) as pool:
             sheets = list(
-                pool.map(render_sheet, seeds, [difficulty] * n, [source] * n, [px] * n, chunksize=4)
+                pool.map(
+                    render_sheet,
+                    seeds,
+                    [difficulty] * n,
+                    [source] * n,
+                    [px] * n,
+                    [neighbour] * n,
+                    chunksize=4,
+                )
             )
     else:
-        sheets = [render_sheet(s, difficulty, source, px) for s in seeds]
+        sheets = [render_sheet(s, difficulty, source, px, neighbour) for s in seeds]
     sheets = [s for s in sheets if s is not None]
     n = len(sheets)
     return CellSet(
@@ -144,13 +161,16 @@ def cached_set(
     source: str = "view",
     version: str | None = None,
     px: int = INPUT_PX,
+    neighbour: float = 0.0,
 ) -> CellSet:
     """:func:`build_set`, cached on disk by name and seed range (delete the cache to redo).
 
-    ``version`` reuses a set cached from an older synthesis version instead.
+    ``version`` reuses a set cached from an older synthesis version instead; a set with
+    a ``neighbour`` share above 0 is cached under a name that says it.
     """
     tag = version or synth_version()
     kind = ("" if source == "view" else f"-{source}") + ("" if px == INPUT_PX else f"-px{px}")
+    kind += f"-nb{neighbour:g}" if neighbour else ""
     path = CACHE_DIR / f"{name}{kind}-{seeds[0]}-{len(seeds)}-{difficulty or 'mix'}-v{tag}.npz"
     if path.exists():
         z = np.load(path, allow_pickle=False)
@@ -163,7 +183,7 @@ def cached_set(
             [str(v) for v in z["diff"]],
             [str(v) for v in z["side"]],
         )
-    data = build_set(seeds, workers, difficulty, source, px)
+    data = build_set(seeds, workers, difficulty, source, px, neighbour)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     np.savez(
         path,

@@ -442,6 +442,14 @@ def main(argv: list[str] | None = None) -> None:
         help="sample the cells drawn in STYLE W times as often (repeatable; "
         f"styles: {', '.join(STYLES)})",
     )
+    ap.add_argument(
+        "--neighbour-monsters",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of training sheets whose monsters a neighbour drew (models.synth); "
+        "the validation photos stay as they are",
+    )
     ap.add_argument("--val-source", choices=("photo", "view"), default="photo")
     ap.add_argument(
         "--width", type=float, default=1.0, help="channels of every conv times this (models.net)"
@@ -459,6 +467,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = ap.parse_args(argv)
     args.style_weight = dict(args.style_weight or [])
+    if not 0.0 <= args.neighbour_monsters <= 1.0:
+        ap.error(f"--neighbour-monsters {args.neighbour_monsters}: a share from 0 to 1")
     if args.out.suffix != ".onnx":  # found out only at export, after the whole training
         ap.error(
             f"--out {args.out}: name the .onnx file to write (a folder or another suffix won't do)"
@@ -473,18 +483,37 @@ def main(argv: list[str] | None = None) -> None:
             seeds = list(range(first, first + args.train_sheets))
             view_parts.append(
                 cached_set(
-                    "train", seeds, args.workers, version=args.view_version, px=args.input_px
+                    "train",
+                    seeds,
+                    args.workers,
+                    version=args.view_version,
+                    px=args.input_px,
+                    neighbour=args.neighbour_monsters,
                 )
             )
         if args.photo_sheets:
             seeds = list(range(first, first + args.photo_sheets))
             photo_parts.append(
-                cached_set("train", seeds, args.workers, source="photo", px=args.input_px)
+                cached_set(
+                    "train",
+                    seeds,
+                    args.workers,
+                    source="photo",
+                    px=args.input_px,
+                    neighbour=args.neighbour_monsters,
+                )
             )
     if args.sparse_sheets:
         sparse_seeds = list(range(args.sparse_seed, args.sparse_seed + args.sparse_sheets))
         view_parts.append(
-            cached_set("train", sparse_seeds, args.workers, source="sparse", px=args.input_px)
+            cached_set(
+                "train",
+                sparse_seeds,
+                args.workers,
+                source="sparse",
+                px=args.input_px,
+                neighbour=args.neighbour_monsters,
+            )
         )
     # Each kind joined once (a single part is taken as it is, not copied).
     views = _joined(view_parts)
@@ -551,6 +580,7 @@ def main(argv: list[str] | None = None) -> None:
         "sparse_seed": args.sparse_seed,
         "empty_ruins": args.empty_ruins,
         "style_weights": args.style_weight or None,
+        "neighbour_monsters": args.neighbour_monsters,
         "train_sheets_kept": len(data.style),
         "first_seed": first_seeds[0] if len(first_seeds) == 1 else first_seeds,
         "validation_source": args.val_source,

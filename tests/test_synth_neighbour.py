@@ -92,3 +92,20 @@ def test_neighbour_hand_leaves_the_owner_s_generator_where_it_was():
 def test_a_chance_outside_zero_to_one_is_refused(chance):
     with pytest.raises(ValueError, match="neighbour_monsters"):
         render_sheet(np.random.default_rng(0), 20, neighbour_monsters=chance)
+
+
+def test_training_cells_of_a_neighbour_s_monsters_keep_their_labels_and_cache_apart(
+    tmp_path, monkeypatch
+):
+    from models import cell_data
+
+    monkeypatch.setattr(cell_data, "CACHE_DIR", tmp_path)
+    seeds = [7960000, 7960001, 7960002]
+    alone = cell_data.cached_set("t", seeds, 1, difficulty="normal")
+    passed = cell_data.cached_set("t", seeds, 1, difficulty="normal", neighbour=1.0)
+    assert len(list(tmp_path.glob("t-nb1-*.npz"))) == 1
+    assert len(list(tmp_path.glob("t-*.npz"))) == 2
+    assert np.array_equal(alone.labels, passed.labels)
+    monsters = alone.labels == cell_data.CLASSES.index(MONSTER)
+    assert monsters.any()
+    assert not np.array_equal(alone.images[monsters], passed.images[monsters])

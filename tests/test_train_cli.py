@@ -72,3 +72,32 @@ def test_first_seed_given_twice_trains_on_both_ranges(monkeypatch):
         ("sparse", [train.SPARSE_SEED]),
         ("view", [0, 1]),
     ]
+
+
+def test_neighbour_monsters_reach_every_training_set_and_not_the_validation_photos(monkeypatch):
+    asked = {}
+
+    def fake(kind, seeds, workers, source="view", **kw):
+        asked[(kind, source)] = kw.get("neighbour", 0.0)
+        if kind == "val":
+            raise _Stop
+        return CellSet(np.zeros((0, 48, 48, 3), np.uint8), *(np.zeros(0, int),) * 3, [], [], [])
+
+    monkeypatch.setattr(train, "cached_set", fake)
+    with pytest.raises(_Stop):
+        train.main(["--out", "x.onnx", "--train-sheets", "1", "--photo-sheets", "1",
+                    "--sparse-sheets", "1", "--neighbour-monsters", "0.5"])  # fmt: skip
+    assert asked == {
+        ("train", "view"): 0.5,
+        ("train", "photo"): 0.5,
+        ("train", "sparse"): 0.5,
+        ("val", "photo"): 0.0,
+    }
+
+
+@pytest.mark.parametrize("share", ["-0.5", "2"])
+def test_a_neighbour_share_outside_zero_to_one_is_refused(share, capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--neighbour-monsters", share, "--out", "x.onnx"])
+    assert stop.value.code == 2
+    assert "--neighbour-monsters" in capsys.readouterr().err
