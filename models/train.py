@@ -83,6 +83,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -478,43 +479,23 @@ def main(argv: list[str] | None = None) -> None:
     first_seeds = args.first_seed or [0]
     val_seeds = list(range(VALIDATION_SEED, VALIDATION_SEED + args.val_sheets))
     view_parts, photo_parts = [], []
+    training_set = partial(
+        cached_set,
+        "train",
+        workers=args.workers,
+        px=args.input_px,
+        neighbour=args.neighbour_monsters,
+    )
     for first in first_seeds:
         if args.train_sheets:
             seeds = list(range(first, first + args.train_sheets))
-            view_parts.append(
-                cached_set(
-                    "train",
-                    seeds,
-                    args.workers,
-                    version=args.view_version,
-                    px=args.input_px,
-                    neighbour=args.neighbour_monsters,
-                )
-            )
+            view_parts.append(training_set(seeds, version=args.view_version))
         if args.photo_sheets:
             seeds = list(range(first, first + args.photo_sheets))
-            photo_parts.append(
-                cached_set(
-                    "train",
-                    seeds,
-                    args.workers,
-                    source="photo",
-                    px=args.input_px,
-                    neighbour=args.neighbour_monsters,
-                )
-            )
+            photo_parts.append(training_set(seeds, source="photo"))
     if args.sparse_sheets:
         sparse_seeds = list(range(args.sparse_seed, args.sparse_seed + args.sparse_sheets))
-        view_parts.append(
-            cached_set(
-                "train",
-                sparse_seeds,
-                args.workers,
-                source="sparse",
-                px=args.input_px,
-                neighbour=args.neighbour_monsters,
-            )
-        )
+        view_parts.append(training_set(sparse_seeds, source="sparse"))
     # Each kind joined once (a single part is taken as it is, not copied).
     views = _joined(view_parts)
     photos = _joined(photo_parts)
