@@ -22,8 +22,8 @@ e.g. ``models/cells.int8.onnx!neighbours``), so a step is measured on the same s
 
 ``--neighbour-monsters SHARE`` renders that share of the sheets as from a game of several
 players, the monsters drawn in a neighbour's hand (``models.synth``'s
-``neighbour_monsters``; 0 by default, every sheet a solo player's), and adds lines by who
-drew the monsters and how many monster cells were misread.
+``neighbour_monsters``; 0 by default, every sheet a solo player's) and adds lines by who
+drew the monsters. Every run counts the monster cells misread and flagged, by who drew them.
 
 ``--mode photo`` (default when the scanner pipeline exists) renders full photos with
 ``models.synth.make_photo`` and reads them end to end with ``scanner.pipeline``'s
