@@ -190,8 +190,8 @@ def main() -> None:
                             cells=len(free),
                             wrong=len(free),
                             grid_off=1,
-                            in_range=in_range,
-                            off_in_range=in_range,
+                            in_range=int(in_range),
+                            off_in_range=int(in_range),
                         )
                     continue
                 reviewed = {item.space for item in sheet.review}
@@ -218,19 +218,21 @@ def main() -> None:
                         f" {where} SHEET.md's range)"
                     )
                 wrong_way = not off and (errors[0] > 0.1 or drawn.side != scan.side)
+                # Counts as ints: a Counter's first update keeps the values as given, and a
+                # style's one sheet printed "grid off False".
                 for tally in (here, totals["all"], totals[style]):
                     tally.update(
                         sheets=1,
                         cells=len(free),
                         wrong=len(wrong),
                         flagged=flagged,
-                        all_right=not wrong,
-                        coins_right=sheet.coins == game.coins,
+                        all_right=int(not wrong),
+                        coins_right=int(sheet.coins == game.coins),
                         listed=len(sheet.review),
-                        grid_off=off,
-                        in_range=in_range,
-                        off_in_range=off and in_range,
-                        wrong_way=wrong_way,
+                        grid_off=int(off),
+                        in_range=int(in_range),
+                        off_in_range=int(off and in_range),
+                        wrong_way=int(wrong_way),
                         wrong_on_grid=len(wrong) if not off else 0,
                     )
             print(f"{photo_path}: side {scan.side}, {ppc:.0f} px per cell; {_line(here)}")
