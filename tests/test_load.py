@@ -70,6 +70,26 @@ def test_heic_loads(tmp_path):
     assert photo.format.upper().startswith("HEI") or photo.format.upper() == "AVIF"
 
 
+@pytest.mark.parametrize("size", [(2400, 1800), (2401, 1799)])
+def test_a_large_heic_is_shrunk_as_pillow_s_decode_shrunk_would_be(tmp_path, size):
+    import cv2
+    import pillow_heif
+
+    path = tmp_path / "IMG_0003.heic"
+    pillow_heif.from_pillow(_marked_rgb(*size)).save(path, quality=90)
+    with Image.open(path) as im:
+        whole = cv2.cvtColor(np.asarray(im.convert("RGB")), cv2.COLOR_RGB2BGR)
+    half = (-(-size[0] // 2), -(-size[1] // 2))
+    expected = cv2.resize(whole, half, interpolation=cv2.INTER_AREA)
+    photo = load_photo(path)
+    assert photo.image.shape == (half[1], half[0], 3)
+    assert photo.scale == pytest.approx(half[0] / size[0])
+    assert photo.original_size == size
+    assert np.array_equal(photo.image, expected)
+    b, g, r = photo.image[20, 20]  # the red block stays at the top left
+    assert r > 180 and g < 80 and b < 80
+
+
 def test_grey_and_palette_images_become_bgr(tmp_path):
     grey = tmp_path / "g.png"
     Image.fromarray(np.full((20, 30), 77, np.uint8)).save(grey)
