@@ -33,7 +33,10 @@ printed coins are identical, so each coin is compared with the unmarked ones
    same reading in the band's light;
 10. a count still read as none marked, unsurely, is read once more against the last
    coin alone (marks go left to right, so it is the likeliest unmarked one when the
-   brightest coins are marked too): a clear split there is taken, still unsure.
+   brightest coins are marked too): a clear split there is taken, still unsure;
+11. on a colour photo, the first coin read unmarked is listed as covered when its disc
+   is not the printed gold its fellows show (a pencil lying on it: the count may be
+   higher), as is every coin flat enough to show nothing (step 6's).
 
 Steps 1 and 2 (locating the coins, cutting their discs and measuring their light) are
 :mod:`scanner.coin_track`'s; the count is decided here.
@@ -131,6 +134,19 @@ _PAPER_THIN_SURE = 0.6
 # marked; their lightest marks 0.129, 0.033 and 0.103), one at 9 with marks from 0.009
 # (kept as none) and one at 0. On the fresh tracks of 250000+ (299) it changed no count.
 _LAST_COIN_MARK = 0.03
+# Step 11 (:func:`_first_unmarked_hidden`): the printed coins are gold, so the middle of
+# an unmarked disc has little blue beside its red and green: (min(R, G) - B) / max(R, G)
+# measures 0.45-0.75 on colour photos, about 0 on grey ones. A pencil's ferrule or eraser
+# over the coin after the marked ones leaves edges (not flat) and no gold: reshot
+# composite 3073 (session 63, our game in the real side-B print) read 3 coins as 2 at 0.97
+# with no note, its third coin at 0.03 against 0.55. Coloured marks take the gold from
+# marked coins too (blue crosses 0.2), so only the first coin read unmarked is asked,
+# against the median of the coins read unmarked (at least _GOLD_FELLOWS of them, with a
+# median of _GOLD_SHOWN or more: a colour photo of the gold print).
+_GOLD_SHOWN = 0.25
+_GOLD_LOST = 0.5  # the first unmarked coin has less than this share of its fellows' gold
+_GOLD_FELLOWS = 3
+_GOLD_MIDDLE = 0.6  # the share of the coin's radius whose pixels are measured
 
 
 @dataclass(frozen=True)
@@ -183,7 +199,7 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         return (unlit / light)[:visible]
 
     band = discs_in(on_paper=False)
-    covered = tuple(int(i) for i in np.flatnonzero(covered_coins(band)))
+    covered = set(np.flatnonzero(covered_coins(band)).tolist())
     reading = _reading(band, lambda: discs_in(on_paper=True), centres, visible)
     if _SURE <= reading.confidence < _THIN_CHECK_BELOW and thin_mark_among_unmarked(
         band, reading.count
@@ -191,7 +207,36 @@ def read_coin_track(view: np.ndarray, visible: int = g.COIN_COUNT) -> CoinReadin
         reading = replace(reading, confidence=min(reading.confidence, _THIN_MARK_CONFIDENCE))
     if reading.count == 0 and reading.confidence < _SURE:
         reading = _against_last_coin(band, reading)
-    return replace(reading, covered=covered)
+    if _first_unmarked_hidden(coin_gold(view, centres[:visible], radius), reading.count):
+        covered.add(reading.count)
+    return replace(reading, covered=tuple(sorted(covered)))
+
+
+def coin_gold(view: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Per coin, how gold the middle of its disc is: the median over the pixels within
+    ``_GOLD_MIDDLE`` of its radius of (min(R, G) - B) / max(R, G) (step 11); NaN for a
+    coin whose middle leaves the view."""
+    r = int(np.ceil(_GOLD_MIDDLE * radius))
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    inside = dx**2 + dy**2 <= (_GOLD_MIDDLE * radius) ** 2
+    height, width = view.shape[:2]
+    out = np.full(len(centres), np.nan)
+    for i, (x, y) in enumerate(np.rint(centres).astype(int)):
+        if r <= x < width - r and r <= y < height - r:
+            disc = view[y - r : y + r + 1, x - r : x + r + 1][inside].astype(np.float32)
+            blue, green, red = disc.T
+            out[i] = np.median((np.minimum(red, green) - blue) / np.maximum(red, green).clip(1))
+    return out
+
+
+def _first_unmarked_hidden(gold: np.ndarray, count: int) -> bool:
+    """Step 11: the first coin read unmarked has lost the gold its unmarked fellows show."""
+    fellows = gold[count:]
+    fellows = fellows[np.isfinite(fellows)]
+    if len(fellows) < _GOLD_FELLOWS or not np.isfinite(gold[count:][:1]).all():
+        return False
+    median = float(np.median(fellows))
+    return median >= _GOLD_SHOWN and float(gold[count]) < _GOLD_LOST * median
 
 
 def _against_last_coin(band: np.ndarray, reading: CoinReading) -> CoinReading:
