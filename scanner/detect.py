@@ -15,7 +15,6 @@ decided later by :mod:`scanner.orient`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -169,7 +168,6 @@ def find_grid(
     )
     seen: list[np.ndarray] = []
     measured: list[GridFit] = []  # every fine fit, for the mountains' word at the end
-    good = _good_enough(pyramid)
     for name, generate in generators:
         coarse = []
         budget = FINE_FITS  # fine fits left for this generator
@@ -191,7 +189,7 @@ def find_grid(
                 detection.candidates.append((name, quad, best.score if best else 0.0))
                 measured += [best] if best is not None else []
                 _keep_better(detection, best)
-                if good(best):
+                if best is not None and best.score >= GOOD_ENOUGH:
                     # The rest stay listed, unmeasured (a second sheet shows up there).
                     detection.candidates += [(name, q, 0.0) for q in quads[i + 1 :]]
                     detection.best = _settle(pyramid, detection.best, lattice)
@@ -200,12 +198,12 @@ def find_grid(
                 coarse.append((fit[1], fit[0], quad))
         coarse.sort(key=_fine_fit_order([quad for _, _, quad in coarse]))
         for rank, (_, h, quad) in enumerate(coarse):
-            done = good(detection.best)
+            done = detection.best is not None and detection.best.score >= GOOD_ENOUGH
             fit = _fine(pyramid, h, quad, name) if rank < budget and not done else None
             detection.candidates.append((name, quad, fit.score if fit else 0.0))
             measured += [fit] if fit is not None else []
             _keep_better(detection, fit)
-        if good(detection.best):
+        if detection.best and detection.best.score >= GOOD_ENOUGH:
             detection.best = _settle(pyramid, detection.best, lattice)
             return detection
     if detection.best is not None:
@@ -220,35 +218,13 @@ def find_grid(
 MOUNTAINS_RESCUE = 0.1  # a fit showing the mountains may score this much less than the best
 
 
-def _good_enough(pyramid: Pyramid) -> Callable[[GridFit | None], bool]:
-    """Whether a fit ends the search: it scores ``GOOD_ENOUGH`` and shows the printed
-    mountains clearly (``MOUNTAINS_CLEAR``; asked once a fit).
-
-    A fit scoring that well without the mountains is left for the search's end
-    (:func:`_showing_mountains`). On our ballpoint game drawn into the real side-B
-    print (tuning composite 3068) a fit stretched 1.3 cells down to the coin band
-    scored 0.86 with the mountains at 0.32, and stopped the search.
-    """
-    asked: dict[int, tuple[GridFit, bool]] = {}  # by id, the fit kept so its id stays its own
-
-    def good(fit: GridFit | None) -> bool:
-        if fit is None or fit.score < GOOD_ENOUGH:
-            return False
-        if id(fit) not in asked:
-            clear = mountains_match(pyramid, fit.homography) >= MOUNTAINS_CLEAR
-            asked[id(fit)] = (fit, clear)
-        return asked[id(fit)][1]
-
-    return good
-
-
 def _showing_mountains(pyramid: Pyramid, best: GridFit, measured: list[GridFit]) -> GridFit:
     """The best fit, or, when it does not show the printed mountains where a layout has
     them and another fit scoring at most ``MOUNTAINS_RESCUE`` less does, that one: first
     among the fits measured, then among the best one refitted a line taller or shorter
     (:func:`_a_line_off`).
 
-    Asked when no fit was good enough (:func:`_good_enough`). On a photo of the real
+    Only asked when no fit was good enough (``GOOD_ENOUGH``). On a photo of the real
     side-B print with a game drawn densely in ballpoint, the drawing hides the faint
     printed lines: the right fit scores 0.74, and a fit stretched 1.3 cells down to the
     coin track's band 0.77; the mountains tell them apart (0.71 against 0.26). On hard
