@@ -2,21 +2,25 @@
 well (drawn stand-in sheets, tests/sheet_fixture.py: the truth is the homography the
 fixture photographed the page with)."""
 
+import cv2
 import numpy as np
 from sheet_fixture import draw_sheet, photograph
 
 from scanner.detect import (
     ACCEPT_SCORE,
+    GOOD_ENOUGH,
     MOUNTAINS_CLEAR,
     MOUNTAINS_RESCUE,
     SMALL_QUAD,
     Pyramid,
     _fine_fit_order,
+    _good_enough,
     _showing_mountains,
     ink_image,
     mountains_match,
 )
 from scanner.lattice import GridFit, max_shift, quad_homography
+from scoring.layouts import LAYOUTS
 
 CORNERS = np.array([[300, 60], [700, 120], [760, 700], [250, 680]], float)
 
@@ -65,6 +69,36 @@ def test_a_fit_that_misses_the_mountains_gives_way_to_one_that_shows_them():
     assert _showing_mountains(pyramid, wrong, [wrong, right]) is right
 
 
+def test_a_fit_whose_mountains_show_a_row_shorter_does_not_end_the_search():
+    # Tuning composite 3068 (our ballpoint game drawn into the real side-B print): a fit
+    # stretched 1.3 cells down to the coin band scored 0.86, over GOOD_ENOUGH, and
+    # stopped the search before the mountains were asked.
+    photo, truth = _page_and_truth("B")
+    good = _good_enough(Pyramid(ink_image(photo)))
+    stretched = truth @ np.diag([1.0, 12.3 / 11, 1.0])
+    assert good(_fit(truth, GOOD_ENOUGH + 0.01))
+    assert not good(_fit(stretched, 0.86))
+    assert not good(_fit(truth, GOOD_ENOUGH - 0.01))  # the score still counts first
+    assert not good(None)
+
+
+def test_a_right_fit_showing_its_mountains_faintly_still_ends_the_search():
+    # A grey home print shows its mountains faintly (0.32-0.49 on right fits scoring up
+    # to 1.0, fresh 217000+): here three of the five are painted out (0.4). No grid a
+    # line off shows them better, so the search stops as before.
+    page, to_px = draw_sheet("A")
+    for r, c in sorted(LAYOUTS["A"].mountains)[:3]:
+        x0, y0 = (to_px @ [c, r, 1])[:2].astype(int)
+        x1, y1 = (to_px @ [c + 1, r + 1, 1])[:2].astype(int)
+        cv2.rectangle(page, (x0, y0), (x1, y1), (205, 228, 238), -1)
+    photo, lattice = photograph(page, to_px, CORNERS)
+    corners = np.float64([lattice[0, 0], lattice[0, -1], lattice[-1, -1], lattice[-1, 0]])
+    truth = quad_homography(corners)
+    pyramid = Pyramid(ink_image(photo))
+    assert mountains_match(pyramid, truth) < MOUNTAINS_CLEAR
+    assert _good_enough(pyramid)(_fit(truth, 0.95))
+
+
 def test_a_fit_showing_the_mountains_stays_and_a_much_weaker_one_does_not_win():
     photo, truth = _page_and_truth("A")
     pyramid = Pyramid(ink_image(photo))
@@ -96,8 +130,6 @@ def _frame_quad_case(monkeypatch, inset_score: float, own_score: float):
     the grid) whose comb slipped 1.8 cells, with ``fine_fit`` standing in: a fit started
     within a tenth of a cell of the grid scores ``inset_score``, any other ``own_score``.
     Returns (the fit kept, the true homography)."""
-    import cv2
-
     import scanner.detect as detect
     from scanner.geometry import FRAME_OUTER_LINE
 
