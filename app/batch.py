@@ -61,8 +61,9 @@ def overlay_name(source: str | Path, row: dict) -> str:
 
 
 def init_worker(model: str | None = None, parent: int | None = None) -> None:
-    """Pool initializer: one thread per worker for OpenCV and onnxruntime, freed memory
-    kept for the next photo (:mod:`app.memory`), session built now.
+    """Pool initializer: one thread per worker for OpenCV, onnxruntime and libheif (an
+    iPhone's HEIC is a grid of tiles libheif decodes side by side, four at a time by
+    default), freed memory kept for the next photo (:mod:`app.memory`), session built now.
 
     The session is built by reading a blank sheet's crops once; if the model is missing
     each photo will say so in its own row. ``model`` replaces the committed cell model.
@@ -77,6 +78,7 @@ def init_worker(model: str | None = None, parent: int | None = None) -> None:
     if parent is not None:
         _end_with(parent)
     cv2.setNumThreads(1)
+    _one_heif_thread()
     keep_freed_memory()
     try:
         from scanner import cell_model, classify
@@ -89,6 +91,16 @@ def init_worker(model: str | None = None, parent: int | None = None) -> None:
         classify.classify_cells(np.full((121, CROP_PX, CROP_PX, 3), 230, np.uint8), SIDE_A)
     except Exception:  # noqa: BLE001 - reported per photo when it matters
         pass
+
+
+def _one_heif_thread() -> None:
+    """libheif decodes with one thread in this process (a worker: the pool is the
+    parallelism)."""
+    try:
+        import pillow_heif
+    except ImportError:  # pragma: no cover - pillow-heif is a declared dependency
+        return
+    pillow_heif.options.DECODE_THREADS = 1
 
 
 #: Seconds between a worker's looks at whether the batch's process is still there.

@@ -722,3 +722,15 @@ def test_workers_leave_ctrl_c_to_the_batch():
     )
     assert sorted(r["source"] for r in rows) == ["a.txt", "b.txt"]
     assert all(r["ignored"] for r in rows)
+
+
+def test_a_worker_decodes_heic_with_one_thread(monkeypatch):
+    # The pool is the parallelism: a worker decoding an iPhone's tiled HEIC with
+    # libheif's default four threads would crowd the other workers off the cores.
+    import pillow_heif
+
+    from app.batch import _one_heif_thread
+
+    monkeypatch.setattr(pillow_heif.options, "DECODE_THREADS", 4)
+    _one_heif_thread()
+    assert pillow_heif.options.DECODE_THREADS == 1
