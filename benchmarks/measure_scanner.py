@@ -19,7 +19,10 @@ looked at to make changes or explain misses; 138000+ and 140000+ gave session
 144000+ is the pipeline's (measure_pipeline.py); 146000+ gave session 13's figures
 (then a few photos were looked at), 148000+ is the pipeline's again: use 150000+ next. Each
 difficulty also reports the photos whose sheet covers at least 30 % of the frame
-(SHEET.md's range) apart: how many are found, and their coin counts.
+(SHEET.md's range) apart: how many are found, and their coin counts. A count is flagged
+when the scanner reads it with a confidence under 0.5; each photo is also read as the
+report reads it (its cells classified), whose coin notes doubt more counts (covered, cut
+or off-line coins...), and a second line counts the wrong counts those leave unflagged.
 
 ``--occlude finger|pencil|card|mixed`` paints something lying on the sheet over
 each photo (benchmarks/occlude.py; mixed: one of the three, chosen by the seed)
