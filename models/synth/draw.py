@@ -606,6 +606,10 @@ def draw_game(
     """
     fill = cv.blank(3)  # hatching
     ink = cv.blank(3)  # icons, outlines, coins, numbers
+
+    def hand_for(terrain: str) -> Style:
+        return monster_style if monster_style is not None and terrain == MONSTER else style
+
     layout = game.layout
     grid = game.grid
     # A shape is hatched in one go: its own angle and pressure, varying shape to shape.
@@ -621,7 +625,7 @@ def draw_game(
             t = grid[r][c]
             if t not in ICONS:
                 continue
-            hand = monster_style if monster_style is not None and t == MONSTER else style
+            hand = hand_for(t)
             dark = _darkness(hand.colours[t])
             if hand.hatch:
                 turn = shape_turn.get((r, c), 0.0)
@@ -635,7 +639,7 @@ def draw_game(
                     _fill_closed(ink, cv, lines, icon_dark, hand.filled * rng.uniform(0.8, 1.1))
                 _strokes(ink, cv, lines, icon_dark, hand.width * rng.uniform(0.85, 1.15), hand, rng)
     for pl in game.placements:
-        hand = monster_style if monster_style is not None and pl.terrain == MONSTER else style
+        hand = hand_for(pl.terrain)
         if rng.random() < hand.outline:
             colour = hand.pen if hand.name != "pencil-hatch" else hand.colours[pl.terrain]
             _outline(ink, cv, pl.cells, _darkness(colour), hand, rng)
