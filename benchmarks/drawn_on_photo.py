@@ -1,7 +1,7 @@
 """How cells and coins are read when rendered games are drawn into a photo of a real blank sheet.
 
-``python benchmarks/drawn_on_photo.py PHOTO... [--sheets 10] [--seed 0] [--model PATH]
-[--keep DIR] [--reshoot normal|hard] [--filter grey|bw|document]``
+``python benchmarks/drawn_on_photo.py PHOTO... [--sheets 10] [--seed 0] [--model SPEC]
+[--against SPEC] [--keep DIR] [--reshoot normal|hard] [--filter grey|bw|document]``
 
 Our renders are drawn on our own look-alike printing; the sheets users photograph carry
 the publisher's. This puts the two together: the scanner finds the grid in each photo of
@@ -32,6 +32,14 @@ misreadings (truth>read), and the same by drawing style; before each photo's lin
 sheet with a misread cell (its seed, style and commonest misreadings).
 The photo's own light, print, paper and camera stay as they were; only the drawing is
 ours. Seeds count from ``--seed`` per photo; styles take turns.
+
+``--model`` takes ``measure_cells.py``'s specs: a model file, review thresholds after
+``@``, reading steps left out after ``!`` (``!context`` alone: the committed model
+without the sheet-context step). ``--against SPEC`` reads every composite a second time
+with another spec, on the same scan, and counts the free cells the two readings differ
+on: right only as ``--model`` reads them, right only as ``SPEC`` does, or wrong both
+ways (e.g. ``--against '!context'``: what the context step mends and breaks on the
+real print).
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import scan_filters  # noqa: E402
+from benchmarks.measure_cells import resolve_spec, use_model  # noqa: E402
 from benchmarks.measure_scanner import (  # noqa: E402
     SPEC_SHARE,
     cell_centre_error,
@@ -130,7 +139,16 @@ def main() -> None:
     ap.add_argument("photos", nargs="+", help="photos of blank, unplayed sheets")
     ap.add_argument("--sheets", type=int, default=10, help="games drawn into each photo")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--model", help="cell model (default: the committed one)")
+    ap.add_argument(
+        "--model",
+        help="cell model spec as measure_cells.py's: PATH[@MIN_PROB,MIN_MARGIN][!STEP...]"
+        " (default: the committed one, every reading step on)",
+    )
+    ap.add_argument(
+        "--against",
+        metavar="SPEC",
+        help="also read each composite with this spec and count the cells the readings differ on",
+    )
     ap.add_argument("--keep", help="keep the drawn photos in this folder")
     ap.add_argument(
         "--reshoot",
@@ -143,10 +161,13 @@ def main() -> None:
         help="pass each drawn photo through a scanner app's filter (benchmarks/scan_filters.py)",
     )
     args = ap.parse_args()
-    if args.model:
-        from scanner import cell_model
-
-        cell_model.MODEL_PATH = Path(args.model)
+    try:
+        model = resolve_spec(args.model) if args.model else None
+        against = resolve_spec(args.against) if args.against else None
+    except ValueError as err:
+        ap.error(str(err))
+    use_model(model)
+    changes = Counter()
     totals: dict[str, Counter] = defaultdict(Counter)
     misread: Counter = Counter()
     with tempfile.TemporaryDirectory() as scratch:
@@ -194,6 +215,11 @@ def main() -> None:
                             off_in_range=int(in_range),
                         )
                     continue
+                if args.against:
+                    use_model(against)
+                    other = sheet_from_scan(drawn).map.grid
+                    use_model(model)
+                    changes.update(reading_changes(game.grid, sheet.map.grid, other, free))
                 reviewed = {item.space for item in sheet.review}
                 wrong = [(r, c) for r, c in free if sheet.map.grid[r][c] != game.grid[r][c]]
                 for r, c in wrong:
@@ -240,6 +266,28 @@ def main() -> None:
     for name, tally in sorted(totals.items(), key=lambda kv: kv[0] != "all"):
         print(f"{name:18s} {_line(tally)}")
     print("commonest misreadings:", ", ".join(f"{k} {n}" for k, n in misread.most_common(10)))
+    if args.against:
+        print(
+            f"read differently with {args.against}: {sum(changes.values())} cells; right only"
+            f" as --model reads them {changes['model']}, right only with {args.against}"
+            f" {changes['against']}, wrong both ways {changes['neither']}"
+        )
+
+
+def reading_changes(truth, read, other, spaces) -> Counter:
+    """Of the ``spaces`` two readings of one sheet differ on: how many only ``read`` has
+    right (``model``), only ``other`` (``against``), or neither (grids as rows of symbols)."""
+    out: Counter = Counter()
+    for r, c in spaces:
+        if read[r][c] == other[r][c]:
+            continue
+        if read[r][c] == truth[r][c]:
+            out["model"] += 1
+        elif other[r][c] == truth[r][c]:
+            out["against"] += 1
+        else:
+            out["neither"] += 1
+    return out
 
 
 def _line(t: Counter) -> str:

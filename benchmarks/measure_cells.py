@@ -111,14 +111,16 @@ STEPS = (
 
 def model_spec(spec: str | None) -> tuple[Path | None, tuple[float, float] | None]:
     """``PATH`` or ``PATH@MIN_PROB,MIN_MARGIN`` -> the model and its review thresholds
-    (any ``!STEP`` suffixes, see :func:`steps_left_out`, ignored)."""
+    (any ``!STEP`` suffixes, see :func:`steps_left_out`, ignored; no ``PATH``, as in
+    ``!context``: the committed model, None)."""
     if spec is None:
         return None, None
     path, _, review = spec.split("!")[0].partition("@")
+    model = Path(path) if path else None
     if not review:
-        return Path(path), None
+        return model, None
     min_prob, min_margin = (float(v) for v in review.split(","))
-    return Path(path), (min_prob, min_margin)
+    return model, (min_prob, min_margin)
 
 
 def steps_left_out(spec: str | None) -> set[str]:
@@ -134,6 +136,8 @@ def resolve_spec(spec: str) -> str:
     """The spec with its model path made absolute (worker processes may run elsewhere)."""
     steps_left_out(spec)  # fail early on a misspelt step
     cut = min((i for i in (spec.find("@"), spec.find("!")) if i >= 0), default=len(spec))
+    if cut == 0:  # no path: the committed model
+        return spec
     return str(Path(spec[:cut]).resolve()) + spec[cut:]
 
 

@@ -79,3 +79,16 @@ def test_scanner_app_filters_keep_the_sheet_and_do_what_they_say():
     assert np.median(doc.reshape(-1, 3), axis=0).min() > paper.min() + 10
     with pytest.raises(ValueError):
         scan_filters.apply("sepia", warm)
+
+
+def test_reading_changes_counts_only_the_spaces_the_two_readings_differ_on():
+    from benchmarks.drawn_on_photo import reading_changes
+
+    truth = ["FW.", "TTV"]
+    read = ["FF.", "TVV"]  # (0, 1) wrong, (1, 1) wrong
+    other = ["FW.", "TMV"]  # (0, 1) right, (1, 1) wrong another way
+    spaces = [(r, c) for r in range(2) for c in range(3)]
+    changes = reading_changes(truth, read, other, spaces)
+    assert changes == {"against": 1, "neither": 1}
+    assert reading_changes(truth, other, read, spaces) == {"model": 1, "neither": 1}
+    assert reading_changes(truth, read, other, [(0, 0), (1, 2)]) == {}
