@@ -233,7 +233,7 @@ def _first_unmarked_hidden(gold: np.ndarray, count: int) -> bool:
     """Step 11: the first coin read unmarked has lost the gold its unmarked fellows show."""
     fellows = gold[count:]
     fellows = fellows[np.isfinite(fellows)]
-    if len(fellows) < _GOLD_FELLOWS or not np.isfinite(gold[count:][:1]).all():
+    if len(fellows) < _GOLD_FELLOWS or not np.isfinite(gold[count]):  # enough fellows: it exists
         return False
     median = float(np.median(fellows))
     return median >= _GOLD_SHOWN and float(gold[count]) < _GOLD_LOST * median
