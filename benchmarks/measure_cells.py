@@ -106,6 +106,7 @@ STEPS = (
     "shapes",
     "context",
     "farm-water",
+    "doubted",
 )
 
 

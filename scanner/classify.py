@@ -131,6 +131,7 @@ def classify_cells(
     shapes: bool = True,
     context: bool = True,
     farm_water: bool = True,
+    doubted: bool = True,
 ) -> CellReading:
     """Read all 121 cells of one sheet.
 
@@ -149,10 +150,11 @@ def classify_cells(
     then, with ``neighbours``, doubtful cells lean towards the terrains read surely
     beside them (:func:`neighbour_prior`). The review is still decided on the cells'
     own reading (no step takes a cell off it), and a cell whose class a step changed
-    is listed as decided by it (by the last one that changed it). A
-    sheet that :func:`looks_blank` is read as empty. With ``covered``, cells hidden
-    under a finger, a pencil or a card (:func:`scanner.covered.covered_cells`) are
-    listed for review as covered, keeping their best guess and candidates. With
+    is listed as decided by it (by the last one that changed it); with ``doubted``, a
+    cell the steps left doubtful is listed too. A sheet that :func:`looks_blank` is read
+    as empty. With ``covered``, cells hidden under a finger, a pencil or a card
+    (:func:`scanner.covered.covered_cells`) are listed for review as covered, keeping
+    their best guess and candidates. With
     ``unfilled_ruins``, every ruins space read as empty is listed for review too (not on
     a blank sheet): on tuning photos that catches faint drawings over the icon read
     surely as empty, for about half a listed cell a sheet.
@@ -182,6 +184,8 @@ def classify_cells(
     shapes : let each outlined shape's cells agree.
     farm_water : list cells read as farm with water at
         :data:`scanner.review.FARM_WATER_DOUBT` or more.
+    doubted : list cells whose final reading (after every step) is low or close, as
+        :data:`scanner.review.DOUBTED_BY_SHEET`.
 
     Returns
     -------
@@ -263,6 +267,7 @@ def classify_cells(
             in_context=in_context,
             farm_water=maybe_water,
             chosen=choice,
+            final=probs if doubted else None,
         ),
         printed_fit=float(fit.mean()) if fit.size else 1.0,
     )

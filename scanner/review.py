@@ -3,8 +3,9 @@
 A cell is listed when its own top probability is low or its top two classes are close,
 or when a step of :func:`scanner.classify.classify_cells` chose its terrain (the
 neighbours, its outlined shape, its look-alikes, the sheet-context model), when it is
-covered, when it is a ruins space read as empty, or when it is read as farm and may
-still be water. Each listed cell comes with its candidates.
+covered, when it is a ruins space read as empty, when it is read as farm and may
+still be water, or when those steps kept its terrain but left it doubtful. Each listed
+cell comes with its candidates.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ FARM_OR_WATER = "farm or water"
 #: cells read as farm with water at 0.001 or more held 23 misread cells unlisted until
 #: then, for 46 right ones; no other pair of terrains came near.
 FARM_WATER_DOUBT = 0.001
+#: Review reason of a cell read surely on its own that the sheet's steps (context, look-alikes,
+#: shapes, neighbours) left with its terrain but doubtful (its final reading low or close).
+#: Spent photos of session 64: 7 of the 31 misread cells left off the review on our own
+#: renders (8200000+) and 3 of 20 on the held-out renderer's (1290000+) were such cells,
+#: for 0.10 and 0.05 more right cells listed a sheet.
+DOUBTED_BY_SHEET = "doubted by the sheet"
 
 
 def review_cells(
@@ -58,6 +65,7 @@ def review_cells(
     in_context: np.ndarray | None = None,
     farm_water: np.ndarray | None = None,
     chosen: np.ndarray | None = None,
+    final: np.ndarray | None = None,
 ) -> tuple[Review, ...]:
     """Cells whose top probability is below ``min_prob`` or whose top two are close,
     the cells ``decided`` marks (``(121,)`` bool: the neighbours chose their class),
@@ -71,12 +79,14 @@ def review_cells(
     lists its candidates as read in context (``in_context``), so the terrain chosen is
     among them. With ``chosen`` (``(121,)`` class indices: the terrains finally read), a
     terrain chosen against the listed reading (its neighbours, its shape or its
-    look-alikes overruled it) is listed too, last, with that reading's probability."""
+    look-alikes overruled it) is listed too, last, with that reading's probability. With
+    ``final`` (``(121, len(CLASSES))``: the probabilities after every step), a cell whose
+    final reading is low or close by the same thresholds is listed too, when no other
+    reason holds, with the final reading's candidates."""
     out = []
     order = np.argsort(-probs, axis=1)
-    top2 = np.take_along_axis(probs, order[:, :2], axis=1)
-    low = top2[:, 0] < min_prob
-    close = top2[:, 0] - top2[:, 1] < min_margin
+    low, close = _low_and_close(probs, min_prob, min_margin)
+    doubted = None if final is None else np.logical_or(*_low_and_close(final, min_prob, min_margin))
     # Each reason and its cells, in the order a cell takes the first that holds.
     reasons = [
         (COVERED, covered),
@@ -88,6 +98,7 @@ def review_cells(
         ("close call", close),
         (UNFILLED_RUINS, unfilled),
         (FARM_OR_WATER, farm_water),
+        (DOUBTED_BY_SHEET, doubted),
     ]
     reasons = [(reason, cells) for reason, cells in reasons if cells is not None]
     doubtful = np.logical_or.reduce([cells for _, cells in reasons]) & free_cells(layout)
@@ -98,6 +109,8 @@ def review_cells(
         # hand should say what else it may be.
         if reason == DECIDED_BY_SHEET and in_context is not None:
             read, ranked = in_context, np.argsort(-in_context[i])
+        elif reason == DOUBTED_BY_SHEET:
+            read, ranked = final, np.argsort(-final[i])
         else:
             read, ranked = probs, order[i]
         candidates = {
@@ -109,6 +122,15 @@ def review_cells(
         }
         out.append(Review(space_name(space), reason, candidates))
     return tuple(out)
+
+
+def _low_and_close(
+    probs: np.ndarray, min_prob: float, min_margin: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(121,)`` bool twice: the cells whose top probability is under ``min_prob``, and
+    those whose top two are within ``min_margin``."""
+    top2 = -np.partition(-probs, 1, axis=1)[:, :2]
+    return top2[:, 0] < min_prob, top2[:, 0] - top2[:, 1] < min_margin
 
 
 def farm_maybe_water(probs: np.ndarray, doubt: float = FARM_WATER_DOUBT) -> np.ndarray:
