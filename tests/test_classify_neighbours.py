@@ -143,3 +143,23 @@ def test_a_terrain_chosen_against_the_cells_own_reading_is_among_its_candidates(
     # Chosen as its own reading says: nothing is added.
     (same,) = review_cells(probs, SIDE_A, by_shape=by_shape, chosen=probs.argmax(axis=1))
     assert same.candidates == {"T": 0.997, ".": 0.003}
+
+
+def test_a_ruins_space_leans_on_its_neighbours_more_than_a_plain_cell():
+    # FIELD-NOTES, "A probe on rendered sheets": most remaining errors sat on ruins
+    # cells, "the player's symbol squeezed beside the printed icon". C2 is a ruins space
+    # on side A, H9 a plain cell; each has two sure forests beside it and reads
+    # water 0.8, forest 0.2 on its own.
+    probs = _sheet(".")
+    for name, left, right in (("C2", "C1", "C3"), ("H9", "H8", "H10")):
+        _set(probs, left, T=0.999, E=0.001)
+        _set(probs, right, T=0.999, E=0.001)
+        _set(probs, name, W=0.8, T=0.2)
+    out = neighbour_prior(probs, SIDE_A, weight=0.6, ruins_weight=1.2)
+    # Plain: 0.2 * e^(2 x 0.6) = 0.66 < 0.8, water stays; ruins: 0.2 * e^(2 x 1.2) = 2.2.
+    assert out[_index("H9")].argmax() == WATER
+    assert out[_index("C2")].argmax() == FOREST
+    np.testing.assert_allclose(out[_index("C2"), FOREST], 0.2 * np.e**2.4 / (0.8 + 0.2 * np.e**2.4))
+    # With the ruins weight the plain cells', the ruins space stays water too.
+    same = neighbour_prior(probs, SIDE_A, weight=0.6, ruins_weight=0.6)
+    assert same[_index("C2")].argmax() == WATER
