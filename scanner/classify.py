@@ -76,6 +76,15 @@ BLANK_MAX_DRAWN = 12
 BLANK_MAX_PROB = 0.97
 
 
+def printed_fit(probs: np.ndarray, layout: Layout) -> float:
+    """Mean probability ``probs`` (the model's own, ``(121, len(CLASSES))``) give the
+    printed terrain on the layout's mountain and wasteland cells: near 1 when the grid,
+    side and turn are right, far lower on a grid half a cell off."""
+    printed = printed_table(layout)
+    fit = probs[printed >= 0, printed[printed >= 0]]
+    return float(fit.mean()) if fit.size else 1.0
+
+
 def looks_blank(probs: np.ndarray, layout: Layout) -> bool:
     """Is this an unplayed sheet whose few "drawn" cells are the model's doubts?
 
@@ -242,12 +251,10 @@ def classify_cells(
     confidence = tuple(
         tuple(round(float(conf[r * SIZE + c]), 4) for c in range(SIZE)) for r in range(SIZE)
     )
-    printed = printed_table(layout)
     if not covered:
         hidden = None
     else:
         hidden = hidden.result() if hidden is not None else covered_cells(crops, free_cells(layout))
-    fit = model_raw[printed >= 0, printed[printed >= 0]]
     return CellReading(
         grid=grid,
         confidence=confidence,
@@ -269,5 +276,5 @@ def classify_cells(
             chosen=choice,
             final=probs if doubted else None,
         ),
-        printed_fit=float(fit.mean()) if fit.size else 1.0,
+        printed_fit=printed_fit(model_raw, layout),
     )

@@ -194,8 +194,45 @@ def scan_photo(
     if small:
         finer, refined = _second_look(source, photo, best)
         if refined.best is not None and (best is None or refined.best.score >= best.score - 0.02):
-            photo, detection = finer, refined
+            if not (finer is photo and _first_reads_better(photo, best, refined.best, side)):
+                photo, detection = finer, refined
     return scan_image(photo, side, detection)
+
+
+#: Cells: a second look's fit on the same decode this far from the first is a different
+#: grid (rule 65c: a densely hatched sheet's grid half a cell off scores as well or better).
+SECOND_APART = 0.15
+#: The first fit stays when the cell model reads the printed terrain this much better on it.
+PRINTED_BETTER = 0.01
+
+
+def _first_reads_better(photo: Photo, first: GridFit | None, second: GridFit, side: str) -> bool:
+    """Whether the first fit, not the second look's on the same decode, is the sheet:
+    they lie apart and the cell model reads the printed mountains and wasteland better
+    where the first puts them (their scores cannot tell: a densely hatched sheet on the
+    real print's faint side B gives a grid half a cell off that scores more)."""
+    if first is None or max_shift(first.homography, second.homography) <= SECOND_APART:
+        return False
+    ours, theirs = (_printed_fit(photo.image, fit.homography, side) for fit in (first, second))
+    return ours >= theirs + PRINTED_BETTER
+
+
+def _printed_fit(image: np.ndarray, homography: np.ndarray, side: str) -> float:
+    """:func:`scanner.classify.printed_fit` of the sheet as this homography straightens it
+    (orientation decided, the homography's own lattice, no bend)."""
+    from scanner import cell_model
+    from scanner.classify import printed_fit
+    from scanner.lattice import model_lattice
+    from scoring.layouts import LAYOUTS
+
+    orientation = _orientation(image, homography, side)
+    h = homography @ MIRROR if orientation.mirrored else homography
+    h = h @ rotation(orientation.quarter_turns)
+    view = rectify_grid(image, h, model_lattice(h))
+    layout = LAYOUTS[orientation.side]
+    crops = _cell_crops(view, colour_spread(view))
+    raw, _ = cell_model.CellReader(crops, layout, None, None).read()
+    return printed_fit(raw, layout)
 
 
 def _second_look(
