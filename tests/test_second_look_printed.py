@@ -86,3 +86,17 @@ def test_the_first_fit_must_read_clearly_better_to_stay(monkeypatch, gain, stays
         image = None
 
     assert pipeline._first_reads_better(Photo(), first, second, "auto") == stays
+
+
+def test_without_a_cell_model_the_scores_decide_as_before(monkeypatch):
+    def missing(*args):
+        raise FileNotFoundError("models/cells.int8.onnx")
+
+    monkeypatch.setattr(pipeline, "_printed_fit", missing)
+    h = np.array([[60.0, 0.0, 100.0], [0.0, 60.0, 80.0], [0.0, 0.0, 1.0]])
+    first, second = _fit(h, 0.8), _fit(_moved(h, 0.5, 0.0), 0.85)
+
+    class Photo:
+        image = None
+
+    assert not pipeline._first_reads_better(Photo(), first, second, "auto")
