@@ -233,6 +233,7 @@ def _printed_fit(image: np.ndarray, homography: np.ndarray, side: str) -> float:
     h = h @ rotation(orientation.quarter_turns)
     view = rectify_grid(image, h, model_lattice(h))
     layout = LAYOUTS[orientation.side]
+    _tables_built()  # colour_spread converts to CIELAB: the tables warm_up builds
     crops = _cell_crops(view, colour_spread(view))
     raw, _ = cell_model.CellReader(crops, layout, None, None).read()
     return printed_fit(raw, layout)
