@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scanner.layout_prior import apply_layout_prior, plain_cells, printed_table, ruins_mask
+from scanner.layout_prior import apply_layout_prior, plain_cells, printed_table
 from scanner.normalize import CLASSES
 from scanner.softmax import softmax
 from scoring.layouts import SIZE, Layout
@@ -32,16 +32,14 @@ CONSISTENCY_WEIGHT = 12.0
 #: Neighbour prior: a cell read with less than this ...
 NEIGHBOUR_BELOW = 0.99
 #: ... gains this much log-probability for a terrain per side it shares with a cell ...
-NEIGHBOUR_WEIGHT = 0.6
+#: (0.6 from session 15 to 64; session 65 found 1.2 better, on ruins spaces first, where
+#: the model is weakest, then on every cell: fewer misread cells on the real print's
+#: composites, the held-out renderer's photos even)
+NEIGHBOUR_WEIGHT = 1.2
 #: ... read as that terrain with at least this probability, ...
 NEIGHBOUR_SURE = 0.9
 #: ... counting at most this many such sides.
 NEIGHBOUR_MAX_SIDES = 2
-#: On ruins spaces, where the cell model is weakest (the player's symbol squeezed beside
-#: the printed icon: own 8400000+ normal, 66 of 269 misread cells on the 6 ruins spaces
-#: a sheet), the neighbours' weight a side. Session 65, spent sets: misread cells own
-#: 8200000+ 268 -> 259, held-out 1290000+ 166 -> 153, the real print's composites even.
-RUINS_NEIGHBOUR_WEIGHT = 1.2
 #: Look-alike vote: a cell read with less than this ...
 LOOKALIKE_BELOW = 0.99
 #: ... takes the mean probabilities of its this many closest look-alikes ...
@@ -113,7 +111,6 @@ def neighbour_prior(
     sure: float = NEIGHBOUR_SURE,
     below: float = NEIGHBOUR_BELOW,
     max_sides: int = NEIGHBOUR_MAX_SIDES,
-    ruins_weight: float = RUINS_NEIGHBOUR_WEIGHT,
 ) -> np.ndarray:
     """Lean each doubtful cell towards the terrains drawn surely beside it.
 
@@ -123,8 +120,7 @@ def neighbour_prior(
     renormalised (a class at 0 stays at 0), where ``n_k`` counts its sides shared with
     unprinted cells read as terrain ``k`` with at least ``sure``. Empty neighbours count
     for nothing (a faint drawing beside blank paper must stay in doubt), nor do printed
-    ones; printed cells and surely read ones are not changed. A ruins space leans with
-    ``ruins_weight`` a side instead of ``weight``.
+    ones; printed cells and surely read ones are not changed.
     """
     printed = printed_table(layout)
     top = probs.argmax(axis=1)
@@ -140,8 +136,7 @@ def neighbour_prior(
     padded[rows + 1, cols + 1, top.reshape(SIZE, SIZE)[rows, cols]] = 1.0
     up, down, left, right = padded[:-2, 1:-1], padded[2:, 1:-1], padded[1:-1, :-2], padded[1:-1, 2:]
     sides = (up + down + left + right).reshape(SIZE * SIZE, -1)
-    per_side = np.where(ruins_mask(layout), ruins_weight, weight)[:, None]
-    boost = np.exp(per_side * np.minimum(sides, max_sides))
+    boost = np.exp(weight * np.minimum(sides, max_sides))
     leaning = np.flatnonzero(doubtful & (boost > 1).any(axis=1))
     out = probs.copy()
     out[leaning] *= boost[leaning]

@@ -145,21 +145,15 @@ def test_a_terrain_chosen_against_the_cells_own_reading_is_among_its_candidates(
     assert same.candidates == {"T": 0.997, ".": 0.003}
 
 
-def test_a_ruins_space_leans_on_its_neighbours_more_than_a_plain_cell():
-    # FIELD-NOTES, "A probe on rendered sheets": most remaining errors sat on ruins
-    # cells, "the player's symbol squeezed beside the printed icon". C2 is a ruins space
-    # on side A, H9 a plain cell; each has two sure forests beside it and reads
-    # water 0.8, forest 0.2 on its own.
+@pytest.mark.parametrize("water, leans", [(0.8, True), (0.95, False)])
+def test_two_sure_sides_outweigh_a_doubtful_reading_up_to_their_weight(water, leans):
+    # H9 reads water, forest the rest, with a sure forest on two sides: forest gains
+    # exp(2 x weight), and wins when that outweighs water's lead.
     probs = _sheet(".")
-    for name, left, right in (("C2", "C1", "C3"), ("H9", "H8", "H10")):
-        _set(probs, left, T=0.999, E=0.001)
-        _set(probs, right, T=0.999, E=0.001)
-        _set(probs, name, W=0.8, T=0.2)
-    out = neighbour_prior(probs, SIDE_A, weight=0.6, ruins_weight=1.2)
-    # Plain: 0.2 * e^(2 x 0.6) = 0.66 < 0.8, water stays; ruins: 0.2 * e^(2 x 1.2) = 2.2.
-    assert out[_index("H9")].argmax() == WATER
-    assert out[_index("C2")].argmax() == FOREST
-    np.testing.assert_allclose(out[_index("C2"), FOREST], 0.2 * np.e**2.4 / (0.8 + 0.2 * np.e**2.4))
-    # With the ruins weight the plain cells', the ruins space stays water too.
-    same = neighbour_prior(probs, SIDE_A, weight=0.6, ruins_weight=0.6)
-    assert same[_index("C2")].argmax() == WATER
+    _set(probs, "H8", T=0.999, E=0.001)
+    _set(probs, "H10", T=0.999, E=0.001)
+    _set(probs, "H9", W=water, T=1 - water)
+    out = neighbour_prior(probs, SIDE_A, weight=1.2)
+    forest = (1 - water) * np.e**2.4
+    assert (out[_index("H9")].argmax() == FOREST) == leans
+    np.testing.assert_allclose(out[_index("H9"), FOREST], forest / (water + forest))
