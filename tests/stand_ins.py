@@ -8,6 +8,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.normalize import CLASSES
+
+
+def prob_row(**by_class: float) -> np.ndarray:
+    """One cell's class probabilities by text-map symbol (``E`` for empty), the rest 0."""
+    row = np.zeros(len(CLASSES))
+    for key, value in by_class.items():
+        row[CLASSES.index("." if key == "E" else key)] = value
+    return row
+
 
 class FixedReader:
     """Stands in for ``scanner.cell_model.CellReader``: returns the class attribute ``probs``

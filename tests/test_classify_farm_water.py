@@ -11,29 +11,19 @@ import pytest
 from scanner import cell_model
 from scanner.classify import classify_cells
 from scanner.layout_prior import apply_layout_prior
-from scanner.normalize import CLASSES
 from scanner.review import FARM_OR_WATER, FARM_WATER_DOUBT, farm_maybe_water
 from scoring.layouts import SIDE_A, parse_space
-from tests.stand_ins import FixedReader
-
-F, W, T, E = (CLASSES.index(s) for s in "FWT.")
-
-
-def _row(**p: float) -> np.ndarray:
-    row = np.zeros(len(CLASSES))
-    for key, value in p.items():
-        row[{"F": F, "W": W, "T": T, "E": E}[key]] = value
-    return row
+from tests.stand_ins import FixedReader, prob_row
 
 
 def test_only_farms_keeping_a_chance_of_water_are_marked():
     probs = np.stack(
         [
-            _row(F=0.997, W=0.003),  # farm, water possible
-            _row(F=0.9999, W=0.0001),  # farm, water all but ruled out
-            _row(W=0.997, F=0.003),  # water read: the other way round is not asked
-            _row(T=0.99, W=0.01),  # forest
-            _row(F=1 - FARM_WATER_DOUBT, W=FARM_WATER_DOUBT),  # at the threshold
+            prob_row(F=0.997, W=0.003),  # farm, water possible
+            prob_row(F=0.9999, W=0.0001),  # farm, water all but ruled out
+            prob_row(W=0.997, F=0.003),  # water read: the other way round is not asked
+            prob_row(T=0.99, W=0.01),  # forest
+            prob_row(F=1 - FARM_WATER_DOUBT, W=FARM_WATER_DOUBT),  # at the threshold
         ]
     )
     assert farm_maybe_water(probs).tolist() == [True, False, False, False, True]
@@ -41,10 +31,10 @@ def test_only_farms_keeping_a_chance_of_water_are_marked():
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_sure_farm_with_water_possible_is_listed(monkeypatch, on):
-    probs = np.tile(_row(E=0.9999, T=0.0001), (121, 1))
+    probs = np.tile(prob_row(E=0.9999, T=0.0001), (121, 1))
     for name in ("E4", "E5", "E6", "F5"):  # a farm shape
-        probs[_index(name)] = _row(F=0.9999, W=0.0001)
-    probs[_index("E5")] = _row(F=0.997, W=0.003)
+        probs[_index(name)] = prob_row(F=0.9999, W=0.0001)
+    probs[_index("E5")] = prob_row(F=0.997, W=0.003)
     monkeypatch.setattr(FixedReader, "probs", apply_layout_prior(probs, SIDE_A), raising=False)
     monkeypatch.setattr(cell_model, "CellReader", FixedReader)
     crops = np.zeros((121, 96, 96, 3), np.uint8)

@@ -12,7 +12,6 @@ import pytest
 from scanner import cell_model, classify
 from scanner.classify import classify_cells
 from scanner.layout_prior import apply_layout_prior
-from scanner.normalize import CLASSES
 from scanner.review import (
     DOUBTED_BY_SHEET,
     REVIEW_MIN_MARGIN,
@@ -20,16 +19,7 @@ from scanner.review import (
     review_cells,
 )
 from scoring.layouts import SIDE_A, parse_space
-from tests.stand_ins import FixedReader
-
-F, W, T, E = (CLASSES.index(s) for s in "FWT.")
-
-
-def _row(**p: float) -> np.ndarray:
-    row = np.zeros(len(CLASSES))
-    for key, value in p.items():
-        row[{"F": F, "W": W, "T": T, "E": E}[key]] = value
-    return row
+from tests.stand_ins import FixedReader, prob_row
 
 
 def _index(name: str) -> int:
@@ -39,16 +29,16 @@ def _index(name: str) -> int:
 
 def _sheet() -> np.ndarray:
     """Every free cell surely empty; a water shape at E4-E6 read surely."""
-    probs = np.tile(_row(E=0.9999, T=0.0001), (121, 1))
+    probs = np.tile(prob_row(E=0.9999, T=0.0001), (121, 1))
     for name in ("E4", "E5", "E6"):
-        probs[_index(name)] = _row(W=0.9995, F=0.0005)
+        probs[_index(name)] = prob_row(W=0.9995, F=0.0005)
     return apply_layout_prior(probs, SIDE_A)
 
 
 def test_a_cell_left_low_by_the_steps_is_listed_with_the_final_candidates():
     own = _sheet()
     final = own.copy()
-    final[_index("E5")] = _row(W=0.87, F=0.13)  # the terrain kept, now in doubt
+    final[_index("E5")] = prob_row(W=0.87, F=0.13)  # the terrain kept, now in doubt
     reviews = {r.space: r for r in review_cells(own, SIDE_A, final=final)}
     assert set(reviews) == {"E5"}
     assert reviews["E5"].reason == DOUBTED_BY_SHEET
@@ -67,16 +57,16 @@ def test_the_final_reading_meets_the_same_thresholds_as_the_own(top, second, lis
     own = _sheet()
     final = own.copy()
     rest = max(0.0, 1 - top - second)
-    final[_index("E5")] = _row(W=top, F=second, T=rest)
+    final[_index("E5")] = prob_row(W=top, F=second, T=rest)
     spaces = {r.space for r in review_cells(own, SIDE_A, final=final)}
     assert ("E5" in spaces) == listed
 
 
 def test_a_cell_doubtful_on_its_own_keeps_its_own_reason_and_candidates():
     own = _sheet()
-    own[_index("E5")] = _row(W=0.8, F=0.2)
+    own[_index("E5")] = prob_row(W=0.8, F=0.2)
     final = own.copy()
-    final[_index("E5")] = _row(W=0.6, F=0.4)
+    final[_index("E5")] = prob_row(W=0.6, F=0.4)
     (review,) = review_cells(own, SIDE_A, REVIEW_MIN_PROB, REVIEW_MIN_MARGIN, final=final)
     assert review.reason == "low confidence"
     assert review.candidates == {"W": 0.8, "F": 0.2}
@@ -94,7 +84,7 @@ def test_classify_cells_lists_what_a_later_step_left_in_doubt(monkeypatch, on):
 
     def doubting_shapes(probs, lines, free):  # stands in for an outlined shape's vote
         out = probs.copy()
-        out[_index("E5")] = _row(W=0.9, F=0.1)
+        out[_index("E5")] = prob_row(W=0.9, F=0.1)
         return out
 
     monkeypatch.setattr(classify, "shape_vote", doubting_shapes)
