@@ -4,6 +4,7 @@ onnxruntime is imported on the first one."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,9 @@ if TYPE_CHECKING:
 
 #: The sessions built so far, by model file and thread count (:func:`cached_session`).
 _sessions: dict[tuple[str, int], InferenceSession] = {}
+#: Held while a session is looked up or built: a thread asking for a session another
+#: thread is building (``warm_up``'s, say) waits for it rather than building its own.
+_building = threading.Lock()
 
 
 class ModelNotFound(FileNotFoundError):
@@ -21,11 +25,13 @@ class ModelNotFound(FileNotFoundError):
 
 def cached_session(path: Path, threads: int, what: str) -> InferenceSession:
     """:func:`load_session`'s session for ``path`` and ``threads``, built on the first call
-    in this process and kept (a missing file is looked for again on the next call)."""
+    in this process and kept (a missing file is looked for again on the next call); one
+    thread at a time, so a session is never built twice."""
     key = (str(path), threads)
-    if key not in _sessions:
-        _sessions[key] = load_session(path, threads, what)
-    return _sessions[key]
+    with _building:
+        if key not in _sessions:
+            _sessions[key] = load_session(path, threads, what)
+        return _sessions[key]
 
 
 def load_session(path: Path, threads: int, what: str) -> InferenceSession:
