@@ -229,8 +229,7 @@ def _printed_fit(image: np.ndarray, homography: np.ndarray, side: str) -> float:
     from scoring.layouts import LAYOUTS
 
     orientation = _orientation(image, homography, side)
-    h = homography @ MIRROR if orientation.mirrored else homography
-    h = h @ rotation(orientation.quarter_turns)
+    h = _upright(homography, orientation)
     view = rectify_grid(image, h, model_lattice(h))
     layout = LAYOUTS[orientation.side]
     _tables_built()  # colour_spread converts to CIELAB: the tables warm_up builds
@@ -314,12 +313,9 @@ def scan_image(photo: Photo, side: str = "auto", detection: Detection | None = N
     # In this thread, not beside the lattice: both are many small numpy steps holding
     # the GIL, and side by side they took longer than one after the other.
     orientation = _orientation(image, best.homography, side)
-    k = orientation.quarter_turns
-    h_fit, lattice_fit = best.homography, best.lattice
-    if orientation.mirrored:  # the turn is the flipped canvas's: flip the fit's frame
-        h_fit, lattice_fit = h_fit @ MIRROR, lattice_fit[:, ::-1]
-    h_work = h_fit @ rotation(k)
-    lattice_work = turn_lattice(lattice_fit, k)
+    h_work = _upright(best.homography, orientation)
+    lattice_fit = best.lattice[:, ::-1] if orientation.mirrored else best.lattice
+    lattice_work = turn_lattice(lattice_fit, orientation.quarter_turns)
     view = rectify_grid(image, h_work, lattice_work)
     _tables_built()
     colour = colour_spread(view)
@@ -393,6 +389,13 @@ def _settle_for_cells(hidden: Future, outlines: Future, crops: np.ndarray, side:
 
 def _orientation(image: np.ndarray, homography: np.ndarray, side: str) -> Orientation:
     return decide_orientation(feature_canvas(image, homography), side)
+
+
+def _upright(homography: np.ndarray, orientation: Orientation) -> np.ndarray:
+    """A fit's homography made to map the upright grid's cell units: flipped back first
+    when the sheet shows mirrored (the turn is the flipped canvas's), then turned."""
+    h = homography @ MIRROR if orientation.mirrored else homography
+    return h @ rotation(orientation.quarter_turns)
 
 
 def _debug(
